@@ -1,0 +1,106 @@
+#include "algorithms/seq_strategy.hpp"
+
+#include <algorithm>
+
+#include "algorithms/downsample.hpp"
+#include "algorithms/group_math.hpp"
+
+namespace adarl {
+
+seq_strategy::seq_strategy(seq_config config)
+    : config_(config), k_pos_(config.effective_k_pos()), k_neg_(config.effective_k_neg()) {}
+
+void seq_strategy::start(std::span<const prompt_entry> prompts, decisions& out) {
+  prompts_.clear();
+  prompts_.resize(prompts.size());
+  active_ = static_cast<uint32_t>(prompts.size());
+  for (prompt_slot s = 0; s < prompts.size(); ++s) {
+    prompts_[s].id = prompts[s].id;
+    prompts_[s].rounds = 1;
+    out.requests.push_back(prompts_[s].pool.request(s, config_.round_size));
+  }
+  if (active_ == 0) out.step_done = true;
+}
+
+result_status seq_strategy::on_result(const sample_result& r, decisions& out) {
+  if (r.slot >= prompts_.size()) return result_status::unknown_slot;
+  auto& p = prompts_[r.slot];
+  const auto status = p.pool.record(r.index, r.reward, r.tokens);
+  if (status != result_status::accepted) return status;
+  ++accepted_;
+  // The exit test runs only on whole rounds: a round is complete when every
+  // requested sample is back, since the next round is requested only after that.
+  if (p.pool.complete()) round_complete(r.slot, out);
+  return status;
+}
+
+void seq_strategy::round_complete(prompt_slot slot, decisions& out) {
+  auto& p = prompts_[slot];
+  const auto rewards = p.pool.rewards();
+  const uint32_t pos = count_positives(rewards, config_.threshold);
+  const uint32_t neg = static_cast<uint32_t>(rewards.size()) - pos;
+  const bool exits = pos >= k_pos_ && neg >= k_neg_;
+  if (!exits && p.rounds < config_.max_rounds) {
+    ++p.rounds;
+    out.requests.push_back(p.pool.request(slot, config_.round_size));
+    return;
+  }
+  exit_kind exit = config_.exit == exit_rule::pos ? exit_kind::pos : exit_kind::balance;
+  if (!exits)
+    exit = pos < k_pos_ ? exit_kind::fallback_missing_positives
+                        : exit_kind::fallback_missing_negatives;
+  p.finished = true;
+  --active_;
+  out.finished.push_back(make_group(slot, exit));
+  if (active_ == 0) out.step_done = true;
+}
+
+finished_group seq_strategy::make_group(prompt_slot slot, exit_kind exit) const {
+  const auto& p = prompts_[slot];
+  const auto pool = p.pool.rewards();
+  const auto size = static_cast<uint32_t>(pool.size());
+  const uint32_t pos = count_positives(pool, config_.threshold);
+  const uint32_t n = config_.group_size;
+
+  uint32_t target_pos = n / 2;
+  if (is_fallback(exit) && config_.exit == exit_rule::pos)
+    target_pos = proportional_positive_target(pos, size, std::min(n, size));
+
+  finished_group g;
+  g.slot = slot;
+  g.prompt_id = p.id;
+  g.exit = exit;
+  g.kept = balanced_downsample(pool, config_.threshold, n, target_pos);
+  for (auto i : g.kept) g.rewards.push_back(pool[i]);
+  g.samples_used = size;
+  g.positives = pos;
+  g.rounds = p.rounds;
+  g.tokens = p.pool.tokens();
+  g.first_round_reward =
+      static_cast<float>(mean_of(pool.first(std::min(size, config_.round_size))));
+
+  // Baseline over the WHOLE pool of this step (global statistics), from the 0/1
+  // indicators of positivity; the advantage itself uses the raw reward.
+  const double p_hat = indicator_mean(pos, size);
+  g.baseline = static_cast<float>(p_hat);
+  const bool one_class = count_positives(g.rewards, config_.threshold) == 0 ||
+                         count_positives(g.rewards, config_.threshold) == g.rewards.size();
+  if (is_fallback(exit) && one_class) {
+    // A fallback group with one class only carries no signal; it is kept (the batch
+    // shape and the token-mean denominator stay fixed) with zero advantages.
+    g.advantages.assign(g.kept.size(), 0.f);
+  } else if (config_.std_norm) {
+    const double sd = std::max(indicator_std(pos, size), 1e-6);
+    g.advantages = scaled(g.rewards, p_hat, sd);
+  } else {
+    g.advantages = centered(g.rewards, p_hat);
+  }
+  if (config_.explicit_weight) {
+    // Guard p_hat = 0 (no positive in the pool): use one success in the pool instead.
+    const double p_safe = std::max(p_hat, 1.0 / std::max<uint32_t>(size, 1));
+    g.weight = static_cast<float>(config_.weight_objective.weight(p_safe));
+  }
+  return g;
+}
+
+}  // namespace adarl

@@ -1,0 +1,121 @@
+#include "algorithms/strategy_config.hpp"
+
+#include <cmath>
+
+namespace adarl {
+
+std::string_view strategy_name(strategy_kind k) {
+  switch (k) {
+    case strategy_kind::grpo:
+      return "grpo";
+    case strategy_kind::dr_grpo:
+      return "dr-grpo";
+    case strategy_kind::dapo:
+      return "dapo";
+    case strategy_kind::ada_seq:
+      return "ada-seq";
+    case strategy_kind::ada_est:
+      return "ada-est";
+    case strategy_kind::ada_est_online:
+      return "ada-est-online";
+  }
+  return "?";
+}
+
+result<strategy_kind> parse_strategy_kind(std::string_view name) {
+  for (auto k : {strategy_kind::grpo, strategy_kind::dr_grpo, strategy_kind::dapo,
+                 strategy_kind::ada_seq, strategy_kind::ada_est,
+                 strategy_kind::ada_est_online})
+    if (strategy_name(k) == name) return k;
+  return error{"unknown strategy \"" + std::string(name) +
+               "\" (known: grpo, dr-grpo, dapo, ada-seq, ada-est, ada-est-online)"};
+}
+
+std::string_view exit_rule_name(exit_rule r) {
+  return r == exit_rule::pos ? "pos" : "balance";
+}
+
+result<exit_rule> parse_exit_rule(std::string_view name) {
+  if (name == "pos") return exit_rule::pos;
+  if (name == "balance") return exit_rule::balance;
+  return error{"unknown exit rule \"" + std::string(name) + "\" (known: pos, balance)"};
+}
+
+uint32_t seq_config::effective_k_pos() const {
+  if (k_pos > 0) return k_pos;
+  return exit == exit_rule::pos ? 1 : group_size / 2;
+}
+
+uint32_t seq_config::effective_k_neg() const {
+  if (exit == exit_rule::pos) return 0;
+  return k_neg > 0 ? k_neg : group_size - group_size / 2;
+}
+
+namespace {
+
+void check(std::vector<config_issue>& out, bool ok, std::string key, std::string msg) {
+  if (!ok) out.push_back({std::move(key), std::move(msg)});
+}
+
+void check_objective(std::vector<config_issue>& out, const objective& o,
+                     const std::string& key) {
+  check(out, o.kind != objective_kind::power || (o.alpha > 0 && o.alpha < 1),
+        key + ".alpha", "expected 0 < alpha < 1 for the power objective");
+}
+
+void check_threshold(std::vector<config_issue>& out, float t) {
+  check(out, std::isfinite(t), "threshold", "expected a finite number");
+}
+
+}  // namespace
+
+std::vector<config_issue> validate(const strategy_config& c) {
+  std::vector<config_issue> out;
+  switch (c.kind) {
+    case strategy_kind::ada_seq: {
+      const auto& s = c.seq;
+      check(out, s.group_size >= 2, "group_size", "expected an integer >= 2");
+      check(out, s.round_size >= s.group_size, "round_size",
+            "expected round_size >= group_size (M >= n)");
+      check(out, s.max_rounds >= 1, "max_rounds", "expected a positive integer");
+      check(out, s.effective_k_pos() >= 1 && s.effective_k_pos() <= s.group_size,
+            "k_pos", "expected 1 <= k_pos <= group_size");
+      check(out, s.exit == exit_rule::pos || s.effective_k_neg() >= 1, "k_neg",
+            "expected k_neg >= 1 for the balance exit");
+      check(out, s.effective_k_pos() + s.effective_k_neg() <= s.round_size * s.max_rounds,
+            "k_pos", "the exit needs more samples than max_rounds * round_size");
+      check_threshold(out, s.threshold);
+      check_objective(out, s.weight_objective, "objective");
+      break;
+    }
+    case strategy_kind::ada_est:
+    case strategy_kind::ada_est_online: {
+      const auto& e = c.est;
+      check(out, e.n_min >= 1, "n_min", "expected a positive integer");
+      check(out, e.n_max >= e.n_min, "n_max", "expected n_max >= n_min");
+      check(out, e.budget > 0 || (e.samples_per_prompt >= e.n_min &&
+                                  e.samples_per_prompt <= e.n_max),
+            "samples_per_prompt", "expected n_min <= samples_per_prompt <= n_max");
+      check(out, e.eps > 0 && std::isfinite(e.eps), "eps", "expected a positive number");
+      check(out, e.sample_share >= 0 && e.sample_share <= 1, "sample_share",
+            "expected a number in [0, 1]");
+      check(out, e.wave >= 1, "wave", "expected a positive integer");
+      check_threshold(out, e.threshold);
+      check_objective(out, e.weight_objective, "objective");
+      break;
+    }
+    case strategy_kind::grpo:
+    case strategy_kind::dr_grpo:
+    case strategy_kind::dapo: {
+      const auto& u = c.uniform;
+      check(out, u.group_size >= 2, "group_size", "expected an integer >= 2");
+      check(out, u.std_eps > 0, "std_eps", "expected a positive number");
+      check(out, u.dapo_extra_factor >= 0, "extra_factor", "expected a number >= 0");
+      check_threshold(out, u.threshold);
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace adarl

@@ -1,0 +1,39 @@
+# Finds the C++ Actor Framework (CAF) as Debian ships it (libcaf-dev 0.17.6): headers
+# and libraries, no CMake config and no pkg-config file.
+#
+# Defines CAF_FOUND, CAF_VERSION (for example 0.17.6) and the imported targets
+# CAF::core and CAF::io (the names newer CAF releases export themselves).
+find_package(Threads REQUIRED)
+find_path(CAF_INCLUDE_DIR NAMES caf/all.hpp caf/config.hpp)
+find_library(CAF_CORE_LIBRARY NAMES caf_core)
+find_library(CAF_IO_LIBRARY NAMES caf_io)
+
+if(CAF_INCLUDE_DIR AND EXISTS "${CAF_INCLUDE_DIR}/caf/config.hpp")
+  file(STRINGS "${CAF_INCLUDE_DIR}/caf/config.hpp" _caf_version_line
+       REGEX "^#define CAF_VERSION [0-9]+")
+  string(REGEX REPLACE "^#define CAF_VERSION ([0-9]+).*" "\\1" _caf_v "${_caf_version_line}")
+  if(_caf_v)
+    math(EXPR _caf_major "${_caf_v} / 10000")
+    math(EXPR _caf_minor "(${_caf_v} / 100) % 100")
+    math(EXPR _caf_patch "${_caf_v} % 100")
+    set(CAF_VERSION "${_caf_major}.${_caf_minor}.${_caf_patch}")
+  endif()
+endif()
+
+include(FindPackageHandleStandardArgs)
+find_package_handle_standard_args(CAF
+  REQUIRED_VARS CAF_INCLUDE_DIR CAF_CORE_LIBRARY CAF_IO_LIBRARY
+  VERSION_VAR CAF_VERSION)
+
+if(CAF_FOUND AND NOT TARGET CAF::core)
+  add_library(CAF::core UNKNOWN IMPORTED)
+  set_target_properties(CAF::core PROPERTIES
+    IMPORTED_LOCATION "${CAF_CORE_LIBRARY}"
+    INTERFACE_INCLUDE_DIRECTORIES "${CAF_INCLUDE_DIR}"
+    INTERFACE_LINK_LIBRARIES Threads::Threads)
+  add_library(CAF::io UNKNOWN IMPORTED)
+  set_target_properties(CAF::io PROPERTIES
+    IMPORTED_LOCATION "${CAF_IO_LIBRARY}"
+    INTERFACE_LINK_LIBRARIES CAF::core)
+endif()
+mark_as_advanced(CAF_INCLUDE_DIR CAF_CORE_LIBRARY CAF_IO_LIBRARY)

@@ -1,0 +1,17 @@
+#pragma once
+
+namespace CLI {
+class App;
+}
+
+namespace adarl {
+
+/// Each function registers one `adarl` subcommand on the app. When the subcommand runs,
+/// its exit status (0 success, 2 bad input, 1 other failure) is written to exit_code.
+
+/// `adarl replay`: a strategy over recorded reward streams (runtime/replay_command.cpp).
+void add_replay_command(CLI::App& app, int& exit_code);
+/// `adarl simulate`: strategies on a simulated policy (runtime/simulate_command.cpp).
+void add_simulate_command(CLI::App& app, int& exit_code);
+
+}  // namespace adarl

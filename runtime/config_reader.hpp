@@ -1,0 +1,83 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "algorithms/result.hpp"
+
+namespace adarl {
+
+/// Problems found while reading one config document, each as
+/// `FILE:LINE: KEY.PATH: what was expected, got "value"`.
+struct config_errors {
+  std::string file;
+  std::vector<std::string> messages;
+
+  /// Records a problem at `mark` (yaml-cpp's 0-based position) for `path`.
+  void add(const YAML::Mark& mark, const std::string& path, const std::string& what);
+  bool empty() const { return messages.empty(); }
+  /// All messages, one per line.
+  std::string joined() const;
+};
+
+/// A mapping of a YAML config being read: typed getters that leave the target alone
+/// when the key is absent, record a clear error when the value is of the wrong type or
+/// out of range, and remember which keys were read so that finish() can reject unknown
+/// keys with their full path. Reading is single-threaded; O(keys).
+class config_map {
+ public:
+  config_map(YAML::Node node, std::string path, std::shared_ptr<config_errors> errors);
+
+  /// True when the key is present.
+  bool has(const std::string& key) const;
+  /// Marks a key as known without reading it.
+  void allow(const std::string& key);
+
+  void get(const std::string& key, bool& out);
+  void get(const std::string& key, std::string& out);
+  void get(const std::string& key, double& out);
+  void get(const std::string& key, float& out);
+  /// Integers: a non-negative integer is expected; `min` is the smallest accepted value.
+  void get(const std::string& key, uint32_t& out, uint32_t min = 0);
+  void get(const std::string& key, uint64_t& out, uint64_t min = 0);
+  void get(const std::string& key, std::vector<uint64_t>& out);
+
+  /// The mapping under `key` (an empty one when absent; an error when not a mapping).
+  config_map child(const std::string& key);
+  /// The mappings of a sequence under `key` (empty when absent).
+  std::vector<config_map> list(const std::string& key);
+
+  /// Records an error for `key` of this mapping (for checks across several keys).
+  void fail(const std::string& key, const std::string& what);
+  /// Reports keys that were never read or allowed, with their path.
+  void finish();
+
+  /// Dotted path of `key` under this mapping.
+  std::string path_of(const std::string& key) const;
+  const std::shared_ptr<config_errors>& errors() const { return errors_; }
+
+ private:
+  YAML::Node lookup(const std::string& key);
+  template <class T>
+  bool scalar(const std::string& key, T& out, const char* expected);
+
+  YAML::Node node_;
+  std::string path_;
+  std::shared_ptr<config_errors> errors_;
+  std::vector<std::string> known_;
+};
+
+/// Loads a YAML file; a missing file or a syntax error is an error naming the file
+/// (and line for syntax errors).
+result<YAML::Node> load_yaml_file(const std::string& file);
+
+/// Applies a command-line override `a.b.c=value` to a document: the value is parsed
+/// as YAML (so `6`, `true`, `[1, 2]` keep their types); intermediate maps are created.
+/// A malformed override (no '=', empty key) is an error quoting it.
+result<bool> apply_override(YAML::Node& root, const std::string& assignment);
+
+}  // namespace adarl

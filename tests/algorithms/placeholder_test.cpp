@@ -1,0 +1,3 @@
+#include <gtest/gtest.h>
+#include "algorithms/objective.hpp"
+TEST(Placeholder, LogWeight) { EXPECT_DOUBLE_EQ(adarl::objective{}.weight(0.25), 4.0); }
