@@ -8,24 +8,47 @@
 namespace adarl {
 namespace {
 
-double clipped_sum(std::span<const double> w, std::span<const allocation_bounds> b,
-                   double c) {
-  double s = 0;
-  for (size_t i = 0; i < w.size(); ++i)
-    s += std::clamp(c * w[i], static_cast<double>(b[i].lo), static_cast<double>(b[i].hi));
-  return s;
+// sum_i clip(c * w_i, lo_i, hi_i), and its slope in c (the weights not clipped at c).
+struct sum_and_slope {
+  double sum = 0;
+  double slope = 0;
+};
+
+sum_and_slope clipped_sum(std::span<const double> w, std::span<const allocation_bounds> b,
+                          double c) {
+  sum_and_slope r;
+  for (size_t i = 0; i < w.size(); ++i) {
+    const double x = c * w[i], lo = b[i].lo, hi = b[i].hi;
+    if (x <= lo) {
+      r.sum += lo;
+    } else if (x >= hi) {
+      r.sum += hi;
+    } else {
+      r.sum += x;
+      r.slope += w[i];
+    }
+  }
+  return r;
 }
 
-// The scale c with clipped_sum(c) == total, by bisection on a monotone function.
+// The scale c with clipped_sum(c) == total. The sum is monotone and piecewise linear in
+// c, so Newton steps land exactly on the root once inside the right linear piece; a
+// bracket keeps every step safe (bisection when Newton would leave it). A handful of
+// O(P) passes in practice, which matters to online Est that re-plans per result.
 double solve_scale(std::span<const double> w, std::span<const allocation_bounds> b,
                    double total) {
   double lo = 0, hi = 1;
-  while (clipped_sum(w, b, hi) < total && hi < 1e300) hi *= 2;
-  for (int it = 0; it < 200 && hi - lo > 1e-12 * hi; ++it) {
-    const double mid = 0.5 * (lo + hi);
-    (clipped_sum(w, b, mid) < total ? lo : hi) = mid;
+  while (clipped_sum(w, b, hi).sum < total && hi < 1e300) hi *= 2;
+  double c = hi;
+  for (int it = 0; it < 200 && hi - lo > 1e-15 * hi; ++it) {
+    const auto s = clipped_sum(w, b, c);
+    if (std::fabs(s.sum - total) <= 1e-9 * std::max(1.0, total)) return c;
+    (s.sum < total ? lo : hi) = c;
+    double next = s.slope > 0 ? c + (total - s.sum) / s.slope : 0.5 * (lo + hi);
+    if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+    c = next;
   }
-  return hi;
+  return c;
 }
 
 }  // namespace

@@ -24,7 +24,9 @@ void est_strategy::start(std::span<const prompt_entry> prompts, decisions& out) 
   budget_ = config_.budget > 0
                 ? config_.budget
                 : static_cast<uint64_t>(std::llround(config_.samples_per_prompt * n));
-  budget_ = std::clamp(budget_, lo, hi);  // validate() keeps this a no-op for configs
+  // validate() makes this a no-op for samples_per_prompt; an explicit budget is
+  // brought within what the batch allows (est_config::budget).
+  budget_ = std::clamp(budget_, lo, hi);
   for (prompt_slot s = 0; s < n; ++s) {
     prompts_[s].id = prompts[s].id;
     prompts_[s].prior = prompts[s].prior;

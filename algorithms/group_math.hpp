@@ -18,7 +18,8 @@ double mean_of(std::span<const float> rewards);
 double unbiased_std(std::span<const float> rewards);
 
 /// Unbiased std of a 0/1 pool with k ones out of n: sqrt(k (n-k) / (n (n-1))).
-/// By convention a pool of n <= 1 has std 1 (and mean 0, see indicator_mean).
+/// By convention a pool of n <= 1 has std 1. (ALGORITHM.md 3.6 also gives it mean 0;
+/// indicator_mean keeps k / n for n = 1. Seq never meets it: pools hold M >= 2.)
 double indicator_std(uint32_t k, uint32_t n);
 /// k / n, with mean 0 for an empty pool.
 double indicator_mean(uint32_t k, uint32_t n);

@@ -57,10 +57,10 @@ void check(std::vector<config_issue>& out, bool ok, std::string key, std::string
   if (!ok) out.push_back({std::move(key), std::move(msg)});
 }
 
-void check_objective(std::vector<config_issue>& out, const objective& o,
-                     const std::string& key) {
+// The exponent's config key is "objective_alpha" (next to "objective", the kind).
+void check_objective(std::vector<config_issue>& out, const objective& o) {
   check(out, o.kind != objective_kind::power || (o.alpha > 0 && o.alpha < 1),
-        key + ".alpha", "expected 0 < alpha < 1 for the power objective");
+        "objective_alpha", "expected 0 < alpha < 1 for the power objective");
 }
 
 void check_threshold(std::vector<config_issue>& out, float t) {
@@ -85,7 +85,7 @@ std::vector<config_issue> validate(const strategy_config& c) {
       check(out, s.effective_k_pos() + s.effective_k_neg() <= s.round_size * s.max_rounds,
             "k_pos", "the exit needs more samples than max_rounds * round_size");
       check_threshold(out, s.threshold);
-      check_objective(out, s.weight_objective, "objective");
+      check_objective(out, s.weight_objective);
       break;
     }
     case strategy_kind::ada_est:
@@ -101,7 +101,7 @@ std::vector<config_issue> validate(const strategy_config& c) {
             "expected a number in [0, 1]");
       check(out, e.wave >= 1, "wave", "expected a positive integer");
       check_threshold(out, e.threshold);
-      check_objective(out, e.weight_objective, "objective");
+      check_objective(out, e.weight_objective);
       break;
     }
     case strategy_kind::grpo:

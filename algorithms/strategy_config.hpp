@@ -53,7 +53,9 @@ struct seq_config {
 
 /// Reinforce-Ada-Est parameters (ALGORITHM.md sections 4 and 4b).
 struct est_config {
-  uint32_t budget = 0;              ///< Samples per step; 0 = samples_per_prompt * prompts.
+  /// Samples per step; 0 = samples_per_prompt * prompts. Clamped at step start to
+  /// [n_min * prompts, n_max * prompts], the budgets a batch can spend exactly.
+  uint32_t budget = 0;
   double samples_per_prompt = 8.0;  ///< Average per prompt when budget is 0 (paper: 8).
   uint32_t n_min = 2;               ///< Fewest samples a prompt gets.
   uint32_t n_max = 32;              ///< Most samples a prompt gets.

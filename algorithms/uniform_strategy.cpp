@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "algorithms/group_math.hpp"
 
@@ -14,9 +15,12 @@ void uniform_strategy::start(std::span<const prompt_entry> prompts, decisions& o
   prompts_.clear();
   active_ = 0;
   wanted_ = 0;
+  // ceil(factor * batch), capped so that the cast stays defined for a huge factor.
+  const double extra =
+      prompts.empty() ? 0.0 : std::ceil(config_.dapo_extra_factor * prompts.size());
   extra_left_ = kind_ == strategy_kind::dapo
                     ? static_cast<uint32_t>(
-                          std::ceil(config_.dapo_extra_factor * prompts.size()))
+                          std::min(extra, double{std::numeric_limits<uint32_t>::max()}))
                     : 0;
   add(prompts, out);
   if (done()) out.step_done = true;
@@ -32,6 +36,9 @@ void uniform_strategy::add(std::span<const prompt_entry> prompts, decisions& out
 }
 
 void uniform_strategy::add_prompts(std::span<const prompt_entry> extra, decisions& out) {
+  // Nothing asked for (GRPO, Dr.GRPO, or a late call): ignore it, so that a finished
+  // step never announces step_done twice.
+  if (wanted_ == 0) return;
   const auto given = std::min<size_t>(extra.size(), wanted_);
   add(extra.first(given), out);
   // Fewer than wanted: the prompt source is exhausted for this step.

@@ -13,7 +13,8 @@ namespace adarl {
 /// - dapo: grpo advantages; a group whose rewards are all equal is dropped (emitted with
 ///   exit `dropped`, not trainable) and a replacement prompt is asked for with
 ///   `prompts_wanted`, at most ceil(dapo_extra_factor * batch) times per step, so the
-///   kept groups never exceed the batch and the extra draws are bounded.
+///   kept groups never exceed the batch and the extra draws are bounded. add_prompts
+///   while no prompt is wanted (always, for grpo and dr_grpo) is ignored.
 /// O(1) per result, O(n) when a group completes.
 class uniform_strategy final : public step_strategy {
  public:

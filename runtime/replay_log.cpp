@@ -1,0 +1,114 @@
+#include "runtime/replay_log.hpp"
+
+#include <cmath>
+#include <istream>
+#include <limits>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+
+namespace adarl {
+namespace {
+
+using nlohmann::json;
+
+/// A JSON value as the user wrote it, shortened for an error message.
+std::string shown(const json& v) {
+  std::string s = v.dump();
+  return s.size() > 40 ? s.substr(0, 37) + "..." : s;
+}
+
+bool blank(const std::string& s) {
+  return s.find_first_not_of(" \t\r\n") == std::string::npos;
+}
+
+/// nlohmann's message without its "[json.exception...] parse error at line 1, " prefix.
+std::string parse_message(const json::exception& e) {
+  std::string s = e.what();
+  if (const auto at = s.find("line 1, "); at != std::string::npos) return s.substr(at + 8);
+  if (const auto at = s.find("] "); at != std::string::npos) return s.substr(at + 2);
+  return s;
+}
+
+/// Reads a line's fields into `p`; returns the problem or "".
+std::string read_fields(const json& j, const std::string& name, const std::string& where,
+                        replay_prompt& p) {
+  const auto id = j.find("id");
+  if (id == j.end()) return where + "missing \"id\"";
+  if (!id->is_string() || id->get<std::string>().empty())
+    return where + "\"id\": expected a non-empty string, got " + shown(*id);
+  p.id = id->get<std::string>();
+  const std::string who = prompt_where(name, p.line, p.id);
+
+  const auto rewards = j.find("rewards");
+  if (rewards == j.end()) return who + "missing \"rewards\"";
+  if (!rewards->is_array())
+    return who + "\"rewards\": expected a list of numbers, got " + shown(*rewards);
+  for (size_t i = 0; i < rewards->size(); ++i) {
+    const json& r = (*rewards)[i];
+    // Rewards go to the strategies as floats: they must be finite as floats too.
+    const bool ok = r.is_number() && std::isfinite(r.get<double>()) &&
+                    std::fabs(r.get<double>()) <= std::numeric_limits<float>::max();
+    if (!ok)
+      return who + "rewards[" + std::to_string(i) + "]: expected a finite number, got " +
+             shown(r);
+    p.rewards.push_back(r.get<double>());
+  }
+
+  if (const auto p_hat = j.find("p_hat"); p_hat != j.end()) {
+    if (!p_hat->is_number() || !(p_hat->get<double>() >= 0 && p_hat->get<double>() <= 1))
+      return who + "\"p_hat\": expected a number in [0, 1], got " + shown(*p_hat);
+    p.p_hat = p_hat->get<double>();
+  }
+
+  if (const auto tokens = j.find("tokens"); tokens != j.end()) {
+    if (!tokens->is_array() || tokens->size() != p.rewards.size())
+      return who + "\"tokens\": expected a list of " + std::to_string(p.rewards.size()) +
+             " token counts (one per reward), got " + shown(*tokens);
+    for (size_t i = 0; i < tokens->size(); ++i) {
+      const json& t = (*tokens)[i];
+      if (!t.is_number_unsigned() || t.get<uint64_t>() > std::numeric_limits<uint32_t>::max())
+        return who + "tokens[" + std::to_string(i) +
+               "]: expected a non-negative integer below 2^32, got " + shown(t);
+      p.tokens.push_back(t.get<uint32_t>());
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string prompt_where(const std::string& name, uint32_t line, const std::string& id) {
+  return name + ":" + std::to_string(line) + ": prompt " + json(id).dump() + ": ";
+}
+
+result<std::vector<replay_prompt>> read_replay_log(std::istream& in, const std::string& name) {
+  std::vector<replay_prompt> prompts;
+  std::unordered_map<std::string, uint32_t> first_line;  // id -> line
+  std::string text;
+  for (uint32_t line = 1; std::getline(in, text); ++line) {
+    if (blank(text)) continue;
+    const std::string where = name + ":" + std::to_string(line) + ": ";  // before the id
+    json j;
+    try {
+      j = json::parse(text);
+    } catch (const json::exception& e) {  // a syntax error or a number out of range
+      return error{where + "not valid JSON (" + parse_message(e) + ")"};
+    }
+    if (!j.is_object())
+      return error{where + "expected a JSON object, got " + std::string(j.type_name())};
+    replay_prompt p;
+    p.line = line;
+    if (auto problem = read_fields(j, name, where, p); !problem.empty()) return error{problem};
+    const auto [it, fresh] = first_line.emplace(p.id, line);
+    if (!fresh)
+      return error{prompt_where(name, line, p.id) + "duplicate id (first on line " +
+                   std::to_string(it->second) + ")"};
+    prompts.push_back(std::move(p));
+  }
+  if (in.bad()) return error{name + ": read error"};
+  if (prompts.empty()) return error{name + ": no prompts (every line is empty)"};
+  return prompts;
+}
+
+}  // namespace adarl

@@ -1,0 +1,83 @@
+// Per-step statistics of finished groups (ALGORITHM.md section 7).
+#include "algorithms/step_summary.hpp"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace adarl {
+namespace {
+
+finished_group group(exit_kind exit, std::vector<float> advantages, uint32_t samples_used,
+                     uint32_t rounds, float first_round_reward, uint64_t tokens) {
+  finished_group g;
+  g.exit = exit;
+  for (uint32_t i = 0; i < advantages.size(); ++i) {
+    g.kept.push_back(i);
+    g.rewards.push_back(0.f);
+  }
+  g.advantages = std::move(advantages);
+  g.samples_used = samples_used;
+  g.rounds = rounds;
+  g.first_round_reward = first_round_reward;
+  g.tokens = tokens;
+  return g;
+}
+
+TEST(StepSummaryTest, CountsGroupsSamplesAndTokens) {
+  step_summary s;
+  s.add(group(exit_kind::balance, {0.5f, -0.5f, 0.5f, -0.5f}, 16, 2, 0.25f, 1600));
+  s.add(group(exit_kind::fallback_missing_positives, {0, 0, 0, 0}, 32, 4, 0.f, 3200));
+  s.add(group(exit_kind::pos, {0.9f, -0.1f, -0.1f, -0.1f}, 8, 1, 0.125f, 800));
+  EXPECT_EQ(s.prompts, 3u);
+  EXPECT_EQ(s.trainable, 3u);
+  EXPECT_EQ(s.zero_gradient, 1u);
+  EXPECT_EQ(s.samples, 56u);
+  EXPECT_EQ(s.tokens, 5600u);
+  EXPECT_EQ(s.kept_samples, 12u);
+  EXPECT_EQ(s.max_samples, 32u);
+  EXPECT_DOUBLE_EQ(s.mean_samples_per_prompt(), 56.0 / 3);
+  EXPECT_DOUBLE_EQ(s.real_reward(), 0.375 / 3);
+  EXPECT_DOUBLE_EQ(s.zero_gradient_fraction(), 1.0 / 3);
+}
+
+TEST(StepSummaryTest, ZeroGradientFractionIsOverTrainableGroupsOnly) {
+  step_summary s;
+  s.add(group(exit_kind::uniform, {0, 0, 0, 0}, 4, 1, 1.f, 40));
+  s.add(group(exit_kind::uniform, {1, -1, 1, -1}, 4, 1, 0.5f, 40));
+  s.add(group(exit_kind::dropped, {0, 0, 0, 0}, 4, 1, 0.f, 40));
+  s.add(group(exit_kind::dropped, {0, 0, 0, 0}, 4, 1, 0.f, 40));
+  EXPECT_EQ(s.prompts, 4u);
+  EXPECT_EQ(s.trainable, 2u);
+  EXPECT_EQ(s.zero_gradient, 1u);
+  EXPECT_DOUBLE_EQ(s.zero_gradient_fraction(), 0.5);  // not 3/4
+  EXPECT_EQ(s.kept_samples, 8u);                      // dropped groups are not trained
+  EXPECT_EQ(s.samples, 16u);                          // but they were drawn
+  EXPECT_DOUBLE_EQ(s.real_reward(), 1.5 / 4);
+}
+
+TEST(StepSummaryTest, ExitCountsAndRoundsHistogram) {
+  step_summary s;
+  s.add(group(exit_kind::balance, {1, -1}, 8, 1, 0, 0));
+  s.add(group(exit_kind::balance, {1, -1}, 24, 3, 0, 0));
+  s.add(group(exit_kind::fallback_missing_negatives, {0, 0}, 32, 4, 0, 0));
+  s.add(group(exit_kind::fallback_missing_positives, {0, 0}, 32, 4, 0, 0));
+  s.add(group(exit_kind::fallback_missing_positives, {0, 0}, 24, 3, 0, 0));
+  EXPECT_EQ(s.exits_of(exit_kind::balance), 2u);
+  EXPECT_EQ(s.exits_of(exit_kind::fallback_missing_positives), 2u);
+  EXPECT_EQ(s.exits_of(exit_kind::fallback_missing_negatives), 1u);
+  EXPECT_EQ(s.exits_of(exit_kind::pos), 0u);
+  EXPECT_EQ(s.exits_of(exit_kind::dropped), 0u);
+  EXPECT_EQ(s.rounds, (std::vector<uint32_t>{0, 1, 0, 2, 2}));
+}
+
+TEST(StepSummaryTest, EmptySummaryHasZeroRates) {
+  const step_summary s;
+  EXPECT_DOUBLE_EQ(s.real_reward(), 0.0);
+  EXPECT_DOUBLE_EQ(s.zero_gradient_fraction(), 0.0);
+  EXPECT_DOUBLE_EQ(s.mean_samples_per_prompt(), 0.0);
+  EXPECT_TRUE(s.rounds.empty());
+}
+
+}  // namespace
+}  // namespace adarl
