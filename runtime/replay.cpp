@@ -22,8 +22,11 @@ class replay_driver {
  public:
   replay_driver(const std::vector<replay_prompt>& log, size_t batch,
                 const strategy_config& config, std::string name)
-      : log_(log), batch_(batch), name_(std::move(name)),
-        strategy_(make_strategy(config)), finished_(log.size()) {}
+      : log_(log),
+        batch_(batch),
+        name_(std::move(name)),
+        strategy_(make_strategy(config)),
+        finished_(log.size()) {}
 
   /// Runs the step to its end; fails on a stream shorter than a request.
   result<bool> run();
@@ -53,8 +56,9 @@ prompt_entry replay_driver::next_entry() {
   // The prior the tracker would pass: the logged p_hat with the pseudo-count of the
   // default Ada-EMA prior, or that prior alone.
   const beta_ema_params params;
-  prompt_entry e{next_, p.p_hat ? beta_posterior::from_mean(*p.p_hat, params.alpha + params.beta)
-                                : posterior(beta_ema_counts{}, params)};
+  prompt_entry e{next_,
+                 p.p_hat ? beta_posterior::from_mean(*p.p_hat, params.alpha + params.beta)
+                         : posterior(beta_ema_counts{}, params)};
   slot_line_.push_back(next_++);
   return e;
 }
@@ -125,7 +129,8 @@ replay_report replay_driver::report(const strategy_config& config) {
 }
 
 /// The batch size: every line, or --batch-size lines for DAPO.
-result<size_t> batch_size(const replay_options& o, const strategy_config& c, size_t lines) {
+result<size_t> batch_size(const replay_options& o, const strategy_config& c,
+                          size_t lines) {
   if (!o.batch_size) return lines;
   if (c.kind != strategy_kind::dapo)
     return error{"--batch-size: only dapo draws prompts beyond the batch; " +
@@ -139,7 +144,8 @@ result<size_t> batch_size(const replay_options& o, const strategy_config& c, siz
 
 /// Est spends its budget exactly: it must be within what the prompts can take.
 result<bool> check_budget(const strategy_config& c, size_t prompts) {
-  const bool est = c.kind == strategy_kind::ada_est || c.kind == strategy_kind::ada_est_online;
+  const bool est =
+      c.kind == strategy_kind::ada_est || c.kind == strategy_kind::ada_est_online;
   if (!est || c.est.budget == 0) return true;
   const uint64_t lo = prompts * c.est.n_min, hi = prompts * c.est.n_max;
   if (c.est.budget >= lo && c.est.budget <= hi) return true;

@@ -17,37 +17,37 @@ namespace adarl {
 /// Strategy parameters given as command-line flags. Each one that is set overrides the
 /// config file; setting one the chosen strategy does not use is an error.
 struct strategy_flags {
-  std::optional<std::string> strategy;          ///< --strategy: kind name.
-  std::optional<uint32_t> group_size;           ///< --group-size (seq, uniform).
-  std::optional<uint32_t> round_size;           ///< --round-size (seq).
-  std::optional<uint32_t> max_rounds;           ///< --max-rounds (seq).
-  std::optional<std::string> exit;              ///< --exit pos|balance (seq).
-  std::optional<uint32_t> k_pos;                ///< --k-pos (seq).
-  std::optional<uint32_t> k_neg;                ///< --k-neg (seq).
-  std::optional<float> threshold;               ///< --threshold (all).
-  std::optional<bool> std_norm;                 ///< --std-norm (seq).
-  std::optional<uint32_t> budget;               ///< --budget (est).
-  std::optional<double> samples_per_prompt;     ///< --samples-per-prompt (est).
-  std::optional<uint32_t> n_min;                ///< --n-min (est).
-  std::optional<uint32_t> n_max;                ///< --n-max (est).
-  std::optional<uint32_t> wave;                 ///< --wave (ada-est-online).
-  std::optional<double> extra_factor;           ///< --extra-factor (dapo).
+  std::optional<std::string> strategy;       ///< --strategy: kind name.
+  std::optional<uint32_t> group_size;        ///< --group-size (seq, uniform).
+  std::optional<uint32_t> round_size;        ///< --round-size (seq).
+  std::optional<uint32_t> max_rounds;        ///< --max-rounds (seq).
+  std::optional<std::string> exit;           ///< --exit pos|balance (seq).
+  std::optional<uint32_t> k_pos;             ///< --k-pos (seq).
+  std::optional<uint32_t> k_neg;             ///< --k-neg (seq).
+  std::optional<float> threshold;            ///< --threshold (all).
+  std::optional<bool> std_norm;              ///< --std-norm (seq).
+  std::optional<uint32_t> budget;            ///< --budget (est).
+  std::optional<double> samples_per_prompt;  ///< --samples-per-prompt (est).
+  std::optional<uint32_t> n_min;             ///< --n-min (est).
+  std::optional<uint32_t> n_max;             ///< --n-max (est).
+  std::optional<uint32_t> wave;              ///< --wave (ada-est-online).
+  std::optional<double> extra_factor;        ///< --extra-factor (dapo).
 };
 
 /// What `adarl replay` runs, besides the log itself.
 struct replay_options {
-  std::string config_file;             ///< YAML whose `strategy:` section is read; "" = none.
-  strategy_flags flags;                ///< Override the config file.
+  std::string config_file;  ///< YAML whose `strategy:` section is read; "" = none.
+  strategy_flags flags;     ///< Override the config file.
   std::optional<uint32_t> batch_size;  ///< DAPO: first lines form the batch, the rest the
                                        ///< reserve (default: every line is in the batch).
 };
 
 /// One replayed prompt: where it came from and the group the strategy finished it with.
 struct replay_group {
-  std::string id;         ///< The prompt's id in the log.
-  uint32_t line = 0;      ///< Its line in the log.
+  std::string id;                      ///< The prompt's id in the log.
+  uint32_t line = 0;                   ///< Its line in the log.
   std::vector<double> logged_rewards;  ///< Rewards of the kept samples, as logged.
-  finished_group group;   ///< The strategy's decision (slot and prompt_id are replay's).
+  finished_group group;  ///< The strategy's decision (slot and prompt_id are replay's).
 };
 
 /// Everything a replay produced.

@@ -1,12 +1,11 @@
 // `adarl replay`: a strategy over a log of rewards, offline (see README.md).
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
-
-#include <CLI/CLI.hpp>
 
 #include "runtime/commands.hpp"
 #include "runtime/replay.hpp"
@@ -37,7 +36,8 @@ std::string write_file(const std::string& path, const std::string& text) {
 CLI::Option* add_strategy_flags(CLI::App& cmd, strategy_flags& f, bool& std_norm) {
   cmd.add_option("--strategy", f.strategy,
                  "grpo, dr-grpo, dapo, ada-seq, ada-est or ada-est-online");
-  cmd.add_option("--group-size", f.group_size, "n: samples kept per prompt (seq, uniform)");
+  cmd.add_option("--group-size", f.group_size,
+                 "n: samples kept per prompt (seq, uniform)");
   cmd.add_option("--round-size", f.round_size, "M: samples per round (ada-seq)");
   cmd.add_option("--max-rounds", f.max_rounds, "N: rounds before fallback (ada-seq)");
   cmd.add_option("--exit", f.exit, "exit rule: pos or balance (ada-seq)");
@@ -51,7 +51,8 @@ CLI::Option* add_strategy_flags(CLI::App& cmd, strategy_flags& f, bool& std_norm
   cmd.add_option("--n-min", f.n_min, "fewest samples per prompt (ada-est*)");
   cmd.add_option("--n-max", f.n_max, "most samples per prompt (ada-est*)");
   cmd.add_option("--wave", f.wave, "requests in flight per prompt (ada-est-online)");
-  cmd.add_option("--extra-factor", f.extra_factor, "extra prompts per batch prompt (dapo)");
+  cmd.add_option("--extra-factor", f.extra_factor,
+                 "extra prompts per batch prompt (dapo)");
   return norm;
 }
 
@@ -69,7 +70,8 @@ int run_replay_command(const replay_options& options, const std::string& input,
       return 2;
     }
   }
-  auto report = run_replay(options, from_stdin ? in : file, from_stdin ? "<stdin>" : input);
+  auto report =
+      run_replay(options, from_stdin ? in : file, from_stdin ? "<stdin>" : input);
   if (!report) {
     err << "adarl replay: " << report.err().message << "\n";
     return 2;
@@ -95,12 +97,14 @@ void add_replay_command(CLI::App& app, int& exit_code) {
   };
   auto s = std::make_shared<state>();
   auto* cmd = app.add_subcommand(
-      "replay", "Run a strategy offline over logged rewards: what it would spend and keep");
+      "replay",
+      "Run a strategy offline over logged rewards: what it would spend and keep");
   cmd->add_option("--input", s->input, "JSONL log, one prompt per line (- for stdin)")
       ->required();
   cmd->add_option("--output", s->output, "write the JSONL here instead of stdout");
-  cmd->add_option("--config", s->options.config_file,
-                  "YAML file whose strategy: section sets the parameters (flags override)");
+  cmd->add_option(
+      "--config", s->options.config_file,
+      "YAML file whose strategy: section sets the parameters (flags override)");
   cmd->add_option("--batch-size", s->options.batch_size,
                   "dapo: the first lines form the batch, the rest the reserve");
   auto* norm = add_strategy_flags(*cmd, s->options.flags, s->std_norm);

@@ -3,9 +3,8 @@
 #include <cmath>
 #include <istream>
 #include <limits>
-#include <unordered_map>
-
 #include <nlohmann/json.hpp>
+#include <unordered_map>
 
 namespace adarl {
 namespace {
@@ -25,7 +24,8 @@ bool blank(const std::string& s) {
 /// nlohmann's message without its "[json.exception...] parse error at line 1, " prefix.
 std::string parse_message(const json::exception& e) {
   std::string s = e.what();
-  if (const auto at = s.find("line 1, "); at != std::string::npos) return s.substr(at + 8);
+  if (const auto at = s.find("line 1, "); at != std::string::npos)
+    return s.substr(at + 8);
   if (const auto at = s.find("] "); at != std::string::npos) return s.substr(at + 2);
   return s;
 }
@@ -67,7 +67,8 @@ std::string read_fields(const json& j, const std::string& name, const std::strin
              " token counts (one per reward), got " + shown(*tokens);
     for (size_t i = 0; i < tokens->size(); ++i) {
       const json& t = (*tokens)[i];
-      if (!t.is_number_unsigned() || t.get<uint64_t>() > std::numeric_limits<uint32_t>::max())
+      if (!t.is_number_unsigned() ||
+          t.get<uint64_t>() > std::numeric_limits<uint32_t>::max())
         return who + "tokens[" + std::to_string(i) +
                "]: expected a non-negative integer below 2^32, got " + shown(t);
       p.tokens.push_back(t.get<uint32_t>());
@@ -82,7 +83,8 @@ std::string prompt_where(const std::string& name, uint32_t line, const std::stri
   return name + ":" + std::to_string(line) + ": prompt " + json(id).dump() + ": ";
 }
 
-result<std::vector<replay_prompt>> read_replay_log(std::istream& in, const std::string& name) {
+result<std::vector<replay_prompt>> read_replay_log(std::istream& in,
+                                                   const std::string& name) {
   std::vector<replay_prompt> prompts;
   std::unordered_map<std::string, uint32_t> first_line;  // id -> line
   std::string text;
@@ -99,7 +101,8 @@ result<std::vector<replay_prompt>> read_replay_log(std::istream& in, const std::
       return error{where + "expected a JSON object, got " + std::string(j.type_name())};
     replay_prompt p;
     p.line = line;
-    if (auto problem = read_fields(j, name, where, p); !problem.empty()) return error{problem};
+    if (auto problem = read_fields(j, name, where, p); !problem.empty())
+      return error{problem};
     const auto [it, fresh] = first_line.emplace(p.id, line);
     if (!fresh)
       return error{prompt_where(name, line, p.id) + "duplicate id (first on line " +

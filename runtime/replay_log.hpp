@@ -32,6 +32,7 @@ std::string prompt_where(const std::string& name, uint32_t line, const std::stri
 /// both lines), rewards that are not a list of finite numbers, p_hat outside [0, 1],
 /// tokens that are not one non-negative integer per reward. A log without prompts is an
 /// error. Blocks on `in`; O(size of the log).
-result<std::vector<replay_prompt>> read_replay_log(std::istream& in, const std::string& name);
+result<std::vector<replay_prompt>> read_replay_log(std::istream& in,
+                                                   const std::string& name);
 
 }  // namespace adarl

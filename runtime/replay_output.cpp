@@ -3,9 +3,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
-#include <ostream>
-
 #include <nlohmann/json.hpp>
+#include <ostream>
 
 #include "runtime/replay.hpp"
 

@@ -24,11 +24,12 @@ class flag_applier {
 
   /// Sets `field` from `value` when set; `applies` says whether the kind uses the key.
   template <class T>
-  void take(const std::optional<T>& value, const std::string& key, T& field, bool applies) {
+  void take(const std::optional<T>& value, const std::string& key, T& field,
+            bool applies) {
     if (!value || !problem_.empty()) return;
     if (!applies) {
-      problem_ = flag_of(key) + ": not a parameter of " +
-                 std::string(strategy_name(c_.kind));
+      problem_ =
+          flag_of(key) + ": not a parameter of " + std::string(strategy_name(c_.kind));
       return;
     }
     field = *value;
@@ -97,7 +98,8 @@ result<YAML::Node> config_document(const replay_options& o) {
     const YAML::Node& section = static_cast<const YAML::Node&>(root)["strategy"];
     const bool absent = !section.IsDefined() || section.IsNull();
     // A strategy section that is not a mapping is left for read_strategy to report.
-    if (absent || (section.IsMap() && (!section["kind"].IsDefined() || section["kind"].IsNull())))
+    if (absent ||
+        (section.IsMap() && (!section["kind"].IsDefined() || section["kind"].IsNull())))
       return error{"no strategy: give --strategy or strategy.kind in the --config file"};
   }
   return root;
@@ -130,10 +132,10 @@ result<strategy_config> resolve_strategy(const replay_options& options) {
   if (issues.empty()) return c;
   // Name the flag when it was given; otherwise the value is a default or the config's.
   const auto& first = issues.front();
-  const std::string name = given.count(first.key) > 0
-                               ? flag_of(first.key)
-                               : first.key + " (strategy." + first.key + " or " +
-                                     flag_of(first.key) + ")";
+  const std::string name =
+      given.count(first.key) > 0
+          ? flag_of(first.key)
+          : first.key + " (strategy." + first.key + " or " + flag_of(first.key) + ")";
   return error{name + ": " + first.message};
 }
 

@@ -1,4 +1,5 @@
-// config_reader (typed, path-aware YAML reading) and strategy_reader (the strategy section).
+// config_reader (typed, path-aware YAML reading) and strategy_reader (the strategy
+// section).
 #include "runtime/config_reader.hpp"
 
 #include <gtest/gtest.h>
@@ -21,7 +22,8 @@ struct doc {
 };
 
 TEST(ConfigReaderTest, ReadsTypedValuesAndLeavesAbsentKeysAlone) {
-  doc d("tracker:\n  rounds: 6\n  ratio: 0.25\n  name: fast\n  on: true\n  ids: [3, 5]\n");
+  doc d(
+      "tracker:\n  rounds: 6\n  ratio: 0.25\n  name: fast\n  on: true\n  ids: [3, 5]\n");
   auto top = d.top();
   auto t = top.child("tracker");
   uint32_t rounds = 1, missing = 42;
@@ -104,8 +106,9 @@ TEST(ConfigReaderTest, ChildAndListCheckTheirShape) {
   auto t = top.child("tracker");
   auto workers = top.list("workers");
   EXPECT_EQ(workers.size(), 1u);
-  const std::vector<std::string> expected = {"x.yaml:1: tracker: expected a mapping, got \"3\"",
-                                             "x.yaml:4: workers[1]: expected a mapping, got \"7\""};
+  const std::vector<std::string> expected = {
+      "x.yaml:1: tracker: expected a mapping, got \"3\"",
+      "x.yaml:4: workers[1]: expected a mapping, got \"7\""};
   EXPECT_EQ(d.errors->messages, expected);
   EXPECT_FALSE(t.has("anything"));
   EXPECT_EQ(workers[0].path_of("name"), "workers[0].name");
@@ -189,7 +192,8 @@ TEST(StrategyReaderTest, ReadsTheChosenKindsKeys) {
   EXPECT_EQ(c.seq.weight_objective.kind, objective_kind::power);
   EXPECT_DOUBLE_EQ(c.seq.weight_objective.alpha, 0.3);
 
-  auto [e, e_errors] = read("strategy:\n  kind: ada-est-online\n  budget: 64\n  wave: 2\n");
+  auto [e, e_errors] =
+      read("strategy:\n  kind: ada-est-online\n  budget: 64\n  wave: 2\n");
   EXPECT_TRUE(e_errors.empty());
   EXPECT_EQ(e.est.budget, 64u);
   EXPECT_EQ(e.est.wave, 2u);
@@ -206,25 +210,32 @@ TEST(StrategyReaderTest, KeysOfOtherKindsAreUnknown) {
 }
 
 TEST(StrategyReaderTest, ValidationErrorsPointAtTheirKey) {
-  EXPECT_EQ(read("strategy:\n  kind: ada-seq\n  group_size: 4\n  round_size: 2\n").second,
-            std::vector<std::string>{
-                "x.yaml:4: strategy.round_size: expected round_size >= group_size (M >= n)"});
+  EXPECT_EQ(
+      read("strategy:\n  kind: ada-seq\n  group_size: 4\n  round_size: 2\n").second,
+      std::vector<std::string>{
+          "x.yaml:4: strategy.round_size: expected round_size >= group_size (M >= n)"});
   // Every issue is reported; one about an absent key points at the section.
-  EXPECT_EQ(read("strategy:\n  kind: ada-est\n  n_min: 4\n  n_max: 3\n").second,
-            (std::vector<std::string>{"x.yaml:4: strategy.n_max: expected n_max >= n_min",
-                                      "x.yaml:2: strategy.samples_per_prompt: expected n_min "
-                                      "<= samples_per_prompt <= n_max"}));
-  EXPECT_EQ(read("strategy:\n  kind: ada-seq\n  objective: power\n  objective_alpha: 2\n").second,
-            std::vector<std::string>{"x.yaml:4: strategy.objective_alpha: expected 0 < alpha < 1 "
-                                     "for the power objective"});
-  EXPECT_EQ(read("strategy:\n  kind: grpo\n  group_size: 1\n").second,
-            std::vector<std::string>{"x.yaml:3: strategy.group_size: expected an integer >= 2"});
-  EXPECT_EQ(read("strategy:\n  kind: ppo\n").second,
-            std::vector<std::string>{"x.yaml:2: strategy.kind: unknown strategy \"ppo\" (known: "
-                                     "grpo, dr-grpo, dapo, ada-seq, ada-est, ada-est-online)"});
-  EXPECT_EQ(read("strategy:\n  kind: ada-seq\n  exit: first\n").second,
+  EXPECT_EQ(
+      read("strategy:\n  kind: ada-est\n  n_min: 4\n  n_max: 3\n").second,
+      (std::vector<std::string>{"x.yaml:4: strategy.n_max: expected n_max >= n_min",
+                                "x.yaml:2: strategy.samples_per_prompt: expected n_min "
+                                "<= samples_per_prompt <= n_max"}));
+  EXPECT_EQ(read("strategy:\n  kind: ada-seq\n  objective: power\n  objective_alpha: 2\n")
+                .second,
             std::vector<std::string>{
-                "x.yaml:3: strategy.exit: unknown exit rule \"first\" (known: pos, balance)"});
+                "x.yaml:4: strategy.objective_alpha: expected 0 < alpha < 1 "
+                "for the power objective"});
+  EXPECT_EQ(read("strategy:\n  kind: grpo\n  group_size: 1\n").second,
+            std::vector<std::string>{
+                "x.yaml:3: strategy.group_size: expected an integer >= 2"});
+  EXPECT_EQ(read("strategy:\n  kind: ppo\n").second,
+            std::vector<std::string>{
+                "x.yaml:2: strategy.kind: unknown strategy \"ppo\" (known: "
+                "grpo, dr-grpo, dapo, ada-seq, ada-est, ada-est-online)"});
+  EXPECT_EQ(
+      read("strategy:\n  kind: ada-seq\n  exit: first\n").second,
+      std::vector<std::string>{
+          "x.yaml:3: strategy.exit: unknown exit rule \"first\" (known: pos, balance)"});
 }
 
 TEST(StrategyReaderTest, StartsFromTheGivenDefaults) {

@@ -10,7 +10,9 @@
 namespace adarl {
 namespace {
 
-std::string data(const std::string& file) { return std::string(ADARL_TEST_DATA) + "/" + file; }
+std::string data(const std::string& file) {
+  return std::string(ADARL_TEST_DATA) + "/" + file;
+}
 
 replay_options with_strategy(const std::string& kind) {
   replay_options o;
@@ -51,14 +53,16 @@ TEST(ReplayErrorsTest, MalformedLineNamesItsLineCountingEmptyLines) {
 
 TEST(ReplayErrorsTest, MissingRewardsNamesLineAndPrompt) {
   const auto f = data("replay_bad_missing.jsonl");
-  expect_bad_input(run(with_strategy("ada-seq"), f), f + ":2: prompt \"p2\": missing \"rewards\"");
+  expect_bad_input(run(with_strategy("ada-seq"), f),
+                   f + ":2: prompt \"p2\": missing \"rewards\"");
 }
 
 TEST(ReplayErrorsTest, StreamShorterThanTheStrategyNeedsNamesLinePromptAndCounts) {
   const auto f = data("replay_bad_short.jsonl");
   // p17 has no positive in its 8 rewards: Seq asks for a second round of 8.
-  expect_bad_input(run(with_strategy("ada-seq"), f),
-                   f + ":2: prompt \"p17\": the strategy needs at least 16 rewards, the line has 8");
+  expect_bad_input(
+      run(with_strategy("ada-seq"), f),
+      f + ":2: prompt \"p17\": the strategy needs at least 16 rewards, the line has 8");
   // The same log is long enough for GRPO's 4 samples.
   EXPECT_EQ(run(with_strategy("grpo"), f).status, 0);
 }
@@ -71,8 +75,9 @@ TEST(ReplayErrorsTest, DuplicateIdNamesBothLines) {
 
 TEST(ReplayErrorsTest, NonNumericRewardNamesItsPosition) {
   const auto f = data("replay_bad_reward.jsonl");
-  expect_bad_input(run(with_strategy("grpo"), f),
-                   f + ":2: prompt \"p2\": rewards[1]: expected a finite number, got \"1\"");
+  expect_bad_input(
+      run(with_strategy("grpo"), f),
+      f + ":2: prompt \"p2\": rewards[1]: expected a finite number, got \"1\"");
 }
 
 TEST(ReplayErrorsTest, EveryBadLineFromStdinIsReportedWithItsLine) {
@@ -80,8 +85,10 @@ TEST(ReplayErrorsTest, EveryBadLineFromStdinIsReportedWithItsLine) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"[0, 1]", "<stdin>:2: expected a JSON object, got array"},
       {R"({"rewards": [0, 1]})", "<stdin>:2: missing \"id\""},
-      {R"({"id": "", "rewards": [0, 1]})", "<stdin>:2: \"id\": expected a non-empty string, got \"\""},
-      {R"({"id": 17, "rewards": [0, 1]})", "<stdin>:2: \"id\": expected a non-empty string, got 17"},
+      {R"({"id": "", "rewards": [0, 1]})",
+       "<stdin>:2: \"id\": expected a non-empty string, got \"\""},
+      {R"({"id": 17, "rewards": [0, 1]})",
+       "<stdin>:2: \"id\": expected a non-empty string, got 17"},
       {R"({"id": "b", "rewards": 1})",
        "<stdin>:2: prompt \"b\": \"rewards\": expected a list of numbers, got 1"},
       {R"({"id": "b", "rewards": [1, true]})",
@@ -94,7 +101,8 @@ TEST(ReplayErrorsTest, EveryBadLineFromStdinIsReportedWithItsLine) {
        "<stdin>:2: prompt \"b\": \"tokens\": expected a list of 2 token counts (one per "
        "reward), got [3]"},
       {R"({"id": "b", "rewards": [0, 1], "tokens": [3, -1]})",
-       "<stdin>:2: prompt \"b\": tokens[1]: expected a non-negative integer below 2^32, got -1"},
+       "<stdin>:2: prompt \"b\": tokens[1]: expected a non-negative integer below 2^32, "
+       "got -1"},
       {R"({"id": "b", "rewards": [0, 1, 0]})",
        "<stdin>:2: prompt \"b\": the strategy needs at least 4 rewards, the line has 3"},
   };
@@ -112,7 +120,8 @@ TEST(ReplayErrorsTest, NumberOutOfRangeIsAMalformedLine) {
 }
 
 TEST(ReplayErrorsTest, EmptyLogAndMissingFileAreErrors) {
-  expect_bad_input(run(with_strategy("grpo"), "-", "\n  \n"), "<stdin>: no prompts (every line is empty)");
+  expect_bad_input(run(with_strategy("grpo"), "-", "\n  \n"),
+                   "<stdin>: no prompts (every line is empty)");
   expect_bad_input(run(with_strategy("grpo"), data("no_such.jsonl")),
                    data("no_such.jsonl") + ": cannot open the file");
 }
@@ -134,42 +143,50 @@ TEST(ReplayErrorsTest, OptionErrorsNameTheFlagOrKey) {
 
   o = with_strategy("ada-seq");
   o.flags.group_size = 16;  // the default round_size 8 is now too small
-  expect_bad_input(run(o, f), "round_size (strategy.round_size or --round-size): expected "
-                              "round_size >= group_size (M >= n)");
+  expect_bad_input(run(o, f),
+                   "round_size (strategy.round_size or --round-size): expected "
+                   "round_size >= group_size (M >= n)");
 
   o = with_strategy("ada-seq");
   o.flags.exit = "first";
-  expect_bad_input(run(o, f), "--exit: unknown exit rule \"first\" (known: pos, balance)");
+  expect_bad_input(run(o, f),
+                   "--exit: unknown exit rule \"first\" (known: pos, balance)");
 
-  expect_bad_input(run(with_strategy("ppo"), f),
-                   "--strategy: unknown strategy \"ppo\" (known: grpo, dr-grpo, dapo, ada-seq, "
-                   "ada-est, ada-est-online)");
+  expect_bad_input(
+      run(with_strategy("ppo"), f),
+      "--strategy: unknown strategy \"ppo\" (known: grpo, dr-grpo, dapo, ada-seq, "
+      "ada-est, ada-est-online)");
   expect_bad_input(run(replay_options{}, f),
                    "no strategy: give --strategy or strategy.kind in the --config file");
 
   o = with_strategy("ada-est");
   o.flags.budget = 4096;
-  expect_bad_input(run(o, f), "budget 4096: 6 prompts with n_min 2 and n_max 32 take between "
-                              "12 and 192 samples");
+  expect_bad_input(run(o, f),
+                   "budget 4096: 6 prompts with n_min 2 and n_max 32 take between "
+                   "12 and 192 samples");
 
   o = with_strategy("grpo");
   o.batch_size = 2;
-  expect_bad_input(run(o, f), "--batch-size: only dapo draws prompts beyond the batch; grpo "
-                              "uses every line as the batch");
+  expect_bad_input(run(o, f),
+                   "--batch-size: only dapo draws prompts beyond the batch; grpo "
+                   "uses every line as the batch");
   o = with_strategy("dapo");
   o.batch_size = 7;
-  expect_bad_input(run(o, f), "--batch-size 7: expected between 1 and the 6 prompts of the input");
+  expect_bad_input(run(o, f),
+                   "--batch-size 7: expected between 1 and the 6 prompts of the input");
 }
 
 TEST(ReplayErrorsTest, ConfigErrorsNameFileLineAndKey) {
   replay_options o;
   o.config_file = data("replay_bad_config.yaml");
   const auto& c = o.config_file;
-  expect_bad_input(run(o, data("replay_small.jsonl")),
-                   c + ":4: strategy.group_size: expected a non-negative integer, got \"four\"\n" +
-                       c + ":3: strategy.rounds: unknown key");
+  expect_bad_input(
+      run(o, data("replay_small.jsonl")),
+      c + ":4: strategy.group_size: expected a non-negative integer, got \"four\"\n" + c +
+          ":3: strategy.rounds: unknown key");
   o.config_file = data("no_such.yaml");
-  expect_bad_input(run(o, data("replay_small.jsonl")), o.config_file + ": cannot open the file");
+  expect_bad_input(run(o, data("replay_small.jsonl")),
+                   o.config_file + ": cannot open the file");
 }
 
 TEST(ReplayErrorsTest, OutputFileAppearsOnlyWhenTheRunSucceeds) {

@@ -11,7 +11,9 @@
 namespace adarl {
 namespace {
 
-std::string data(const std::string& file) { return std::string(ADARL_TEST_DATA) + "/" + file; }
+std::string data(const std::string& file) {
+  return std::string(ADARL_TEST_DATA) + "/" + file;
+}
 
 replay_options with_strategy(const std::string& kind) {
   replay_options o;
@@ -38,7 +40,8 @@ const replay_group& group_of(const replay_report& r, const std::string& id) {
   return none;
 }
 
-void expect_floats(const std::vector<float>& actual, const std::vector<double>& expected) {
+void expect_floats(const std::vector<float>& actual,
+                   const std::vector<double>& expected) {
   ASSERT_EQ(actual.size(), expected.size());
   for (size_t i = 0; i < expected.size(); ++i)
     EXPECT_NEAR(actual[i], expected[i], 1e-6) << "at " << i;
@@ -108,7 +111,8 @@ TEST(ReplayTest, SeqPosExitStopsAfterTheRoundWithAPositive) {
   auto o = with_strategy("ada-seq");
   o.flags.exit = "pos";
   // Round 1 all wrong, round 2 has one right answer at index 11.
-  auto r = replay_text(R"({"id": "a", "rewards": [0,0,0,0,0,0,0,0, 0,0,0,1,0,0,0,0]})", o);
+  auto r =
+      replay_text(R"({"id": "a", "rewards": [0,0,0,0,0,0,0,0, 0,0,0,1,0,0,0,0]})", o);
   ASSERT_TRUE(r.ok()) << r.err().message;
   const auto& a = r->groups.at(0).group;
   EXPECT_EQ(a.exit, exit_kind::pos);
@@ -134,7 +138,8 @@ TEST(ReplayTest, GrpoAndDrGrpoUseTheFirstGroupOfN) {
   EXPECT_EQ(grpo->spent.samples, 24u);
   // p1 = 0 1 0 0: mean 0.25, unbiased std 0.5.
   const double s = 0.5 + 1e-6;
-  expect_floats(group_of(*grpo, "p1").group.advantages, {-0.25 / s, 0.75 / s, -0.25 / s, -0.25 / s});
+  expect_floats(group_of(*grpo, "p1").group.advantages,
+                {-0.25 / s, 0.75 / s, -0.25 / s, -0.25 / s});
   EXPECT_DOUBLE_EQ(grpo->summary.zero_gradient_fraction(), 4.0 / 6);  // p2..p5
 
   auto dr = replay_file("replay_small.jsonl", with_strategy("dr-grpo"));
@@ -177,7 +182,8 @@ TEST(ReplayTest, EstGivesMoreSamplesToLowerLoggedPHat) {
   EXPECT_GT(n("p2"), n("p6"));
   EXPECT_GE(n("p6"), n("p1"));
   EXPECT_GE(n("p1"), n("p4"));
-  // Advantage r - rbar before the weight 1/sqrt(rbar + eps): p2's samples 0..9 hold one 1.
+  // Advantage r - rbar before the weight 1/sqrt(rbar + eps): p2's samples 0..9 hold
+  // one 1.
   const auto& p2 = group_of(*r, "p2").group;
   ASSERT_EQ(p2.samples_used, 10u);
   EXPECT_FLOAT_EQ(p2.baseline, 0.1f);
@@ -233,7 +239,8 @@ TEST(ReplayTest, StrategyFlagReplacesTheConfigKindAndItsKeysMustFit) {
   auto r = replay_file("replay_small.jsonl", o);
   ASSERT_FALSE(r.ok());
   // exit: pos is on line 6 of the file and is no grpo parameter.
-  EXPECT_NE(r.err().message.find(data("replay_seq_pos.yaml") + ":6: strategy.exit: unknown key"),
+  EXPECT_NE(r.err().message.find(data("replay_seq_pos.yaml") +
+                                 ":6: strategy.exit: unknown key"),
             std::string::npos)
       << r.err().message;
 }
@@ -265,7 +272,8 @@ TEST(ReplayTest, WritesOneLinePerPromptThenTheSummary) {
   EXPECT_NE(l[3].find(R"("fallback_reason":"missing_negatives")"), std::string::npos);
   EXPECT_NE(l[5].find(R"("rewards":[0.5,1,0,1])"), std::string::npos);
   EXPECT_EQ(l[6].rfind(R"({"summary":{"strategy":"ada-seq","prompts":6,"samples":112,)"
-                       R"("tokens":0,"kept_samples":24,)", 0),
+                       R"("tokens":0,"kept_samples":24,)",
+                       0),
             0u)
       << l[6];
   EXPECT_NE(l[6].find(R"("exits":{"balance":4,"fallback_missing_positives":1,)"
@@ -284,9 +292,10 @@ TEST(ReplayTest, DroppedGroupsPrintNothingKeptAndTheSummaryCountsUnusedPrompts) 
   std::ostringstream out;
   write_replay(*r, out);
   const auto text = out.str();
-  EXPECT_NE(text.find(R"({"id":"p2","samples_used":4,"rounds":1,"exit":"dropped","kept":[],)"
-                      R"("rewards":[],"advantages":[])"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(R"({"id":"p2","samples_used":4,"rounds":1,"exit":"dropped","kept":[],)"
+                R"("rewards":[],"advantages":[])"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find(R"("unused_prompts":3)"), std::string::npos);
   EXPECT_EQ(text.find(R"("id":"p4")"), std::string::npos);  // never drawn, not printed
