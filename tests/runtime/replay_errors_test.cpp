@@ -6,19 +6,13 @@
 #include <sstream>
 
 #include "runtime/replay.hpp"
+#include "tests/runtime/replay_fixtures.hpp"
 
 namespace adarl {
 namespace {
 
-std::string data(const std::string& file) {
-  return std::string(ADARL_TEST_DATA) + "/" + file;
-}
-
-replay_options with_strategy(const std::string& kind) {
-  replay_options o;
-  o.flags.strategy = kind;
-  return o;
-}
+using testing::data;
+using testing::with_strategy;
 
 /// Runs the command as the CLI would; stdin is `stdin_text`.
 struct command_run {

@@ -1,5 +1,6 @@
 // `adarl replay` in-process: what each strategy spends and keeps on logged rewards.
 #include "runtime/replay.hpp"
+#include "tests/runtime/replay_fixtures.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,15 +12,8 @@
 namespace adarl {
 namespace {
 
-std::string data(const std::string& file) {
-  return std::string(ADARL_TEST_DATA) + "/" + file;
-}
-
-replay_options with_strategy(const std::string& kind) {
-  replay_options o;
-  o.flags.strategy = kind;
-  return o;
-}
+using testing::data;
+using testing::with_strategy;
 
 result<replay_report> replay_file(const std::string& file, const replay_options& o) {
   std::ifstream in(data(file));
