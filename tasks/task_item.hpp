@@ -1,0 +1,35 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace adarl {
+
+/// One task: a prompt the policy answers and what its verifier needs to score it.
+/// The JSONL form is {"id","prompt","answer","task","verifier"} plus optional "tests"
+/// and "difficulty" (tasks/dataset.hpp).
+struct task_item {
+  std::string id;          ///< Unique within a dataset, e.g. "math-train-3-000017".
+  std::string prompt;      ///< What the policy sees.
+  std::string answer;      ///< Reference answer (math: a number; general: the string;
+                           ///< code: a reference program, informative only).
+  std::string task;        ///< Suite: "math", "code" or "general" (free text for datasets).
+  std::string verifier;    ///< Registry name of the verifier that scores completions.
+  std::string tests;       ///< Code tasks: hidden tests as JSON (the verifier's format).
+  uint32_t difficulty = 0; ///< Difficulty level, 1 (easiest) to 5; 0 = unknown.
+};
+
+/// Which part of a suite: train and held-out never share an item (by prompt text).
+enum class split { train, held_out };
+
+/// What to generate from a procedural suite.
+struct suite_request {
+  uint64_t seed = 1;
+  uint32_t count = 100;
+  /// Relative weight of difficulty levels 1..5 (missing levels weigh 0). Default: even.
+  std::vector<double> difficulty_mix{1, 1, 1, 1, 1};
+  split part = split::train;
+};
+
+}  // namespace adarl
