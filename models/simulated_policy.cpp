@@ -7,33 +7,6 @@
 
 namespace adarl {
 
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
-double keyed_uniform(uint64_t seed, uint64_t step, uint64_t prompt, uint64_t index) {
-  // Chained mixing: each key is folded into the hash of the previous ones, so that
-  // (1, 2) and (2, 1) give unrelated streams.
-  uint64_t h = splitmix64(seed);
-  h = splitmix64(h ^ step);
-  h = splitmix64(h ^ prompt);
-  h = splitmix64(h ^ index);
-  return static_cast<double>(h >> 11) * 0x1.0p-53;
-}
-
-std::optional<sim_optimizer> parse_sim_optimizer(std::string_view name) {
-  if (name == "adam") return sim_optimizer::adam;
-  if (name == "sgd") return sim_optimizer::sgd;
-  return std::nullopt;
-}
-
-std::string_view sim_optimizer_name(sim_optimizer o) {
-  return o == sim_optimizer::adam ? "adam" : "sgd";
-}
-
 double sigmoid(double z) {
   // Two branches so that exp never overflows.
   if (z >= 0) return 1.0 / (1.0 + std::exp(-z));

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "algorithms/random_keys.hpp"
 #include "algorithms/step_types.hpp"
 
 namespace adarl {
@@ -121,12 +122,6 @@ class simulated_policy {
   std::vector<double> adjust_m_, adjust_v_;
   std::vector<double> grad_;  ///< Scratch: the step's gradient of every u_x.
 };
-
-/// The splitmix64 mixing function (a bijection on 64-bit integers).
-uint64_t splitmix64(uint64_t x);
-
-/// A uniform number in [0, 1) derived from (seed, step, prompt, index) alone.
-double keyed_uniform(uint64_t seed, uint64_t step, uint64_t prompt, uint64_t index);
 
 /// The logistic function.
 double sigmoid(double z);

@@ -1,0 +1,111 @@
+#include "models/transformer.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace adarl {
+
+namespace nn = torch::nn;
+
+block_impl::block_impl(const model_config& c)
+    : heads_(c.n_heads), head_dim_(c.d_model / c.n_heads) {
+  ln1_ = register_module("ln1", nn::LayerNorm(nn::LayerNormOptions({c.d_model})));
+  ln2_ = register_module("ln2", nn::LayerNorm(nn::LayerNormOptions({c.d_model})));
+  qkv_ = register_module("qkv", nn::Linear(c.d_model, 3 * c.d_model));
+  out_ = register_module("out", nn::Linear(c.d_model, c.d_model));
+  fc1_ = register_module("fc1", nn::Linear(c.d_model, c.d_ff));
+  fc2_ = register_module("fc2", nn::Linear(c.d_ff, c.d_model));
+}
+
+torch::Tensor block_impl::forward(const torch::Tensor& x, const torch::Tensor& bias,
+                                  torch::Tensor* k_cache, torch::Tensor* v_cache) {
+  const auto b = x.size(0), t = x.size(1), d = x.size(2);
+  auto qkv = qkv_(ln1_(x)).view({b, t, 3, heads_, head_dim_}).permute({2, 0, 3, 1, 4});
+  auto q = qkv[0], k = qkv[1], v = qkv[2];  // [B, H, T, Dh]
+  if (k_cache) {
+    if (k_cache->defined()) {
+      k = torch::cat({*k_cache, k}, 2);
+      v = torch::cat({*v_cache, v}, 2);
+    }
+    *k_cache = k;
+    *v_cache = v;
+  }
+  auto scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(double(head_dim_)) + bias;
+  auto attn = torch::matmul(torch::softmax(scores, -1), v);  // [B, H, T, Dh]
+  auto h = x + out_(attn.transpose(1, 2).reshape({b, t, d}));
+  return h + fc2_(torch::gelu(fc1_(ln2_(h))));
+}
+
+transformer_impl::transformer_impl(const model_config& c) : config_(c) {
+  tok_ = register_module("tok", nn::Embedding(c.vocab_size, c.d_model));
+  pos_ = register_module("pos", nn::Embedding(c.max_len, c.d_model));
+  for (int32_t i = 0; i < c.n_layers; ++i)
+    blocks_.push_back(register_module("block" + std::to_string(i), block(c)));
+  ln_f_ = register_module("ln_f", nn::LayerNorm(nn::LayerNormOptions({c.d_model})));
+  if (!c.tied_output)
+    head_ = register_module("head", nn::Linear(nn::LinearOptions(c.d_model, c.vocab_size)));
+  // GPT-2 style small initialisation keeps early logits near uniform.
+  torch::NoGradGuard no_grad;
+  for (auto& p : parameters())
+    if (p.dim() >= 2) p.normal_(0.0, 0.02);
+}
+
+torch::Tensor positions_of(const torch::Tensor& mask) {
+  return (mask.to(torch::kLong).cumsum(1) - 1).clamp_min(0);
+}
+
+namespace {
+// Additive attention bias [B, 1, Tq, Tk]: 0 where query i may see key j, -inf else.
+// A query always sees itself, so that padded rows never softmax over nothing.
+torch::Tensor attention_bias(const torch::Tensor& allowed) {
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  return torch::zeros(allowed.sizes(), torch::kFloat)
+      .masked_fill(allowed.logical_not(), neg_inf)
+      .unsqueeze(1);
+}
+}  // namespace
+
+torch::Tensor transformer_impl::run(const torch::Tensor& tokens,
+                                    const torch::Tensor& positions,
+                                    const torch::Tensor& bias, kv_cache* cache) {
+  auto x = tok_(tokens) + pos_(positions.clamp_max(config_.max_len - 1));
+  for (size_t i = 0; i < blocks_.size(); ++i)
+    x = blocks_[i]->forward(x, bias, cache ? &cache->k[i] : nullptr,
+                            cache ? &cache->v[i] : nullptr);
+  x = ln_f_(x);
+  return config_.tied_output ? torch::matmul(x, tok_->weight.t()) : head_(x);
+}
+
+torch::Tensor transformer_impl::forward(const torch::Tensor& tokens,
+                                        const torch::Tensor& mask) {
+  const auto t = tokens.size(1);
+  auto causal = torch::ones({t, t}, torch::kBool).tril();
+  auto allowed = causal.unsqueeze(0) & mask.unsqueeze(1);  // [B, T, T]
+  allowed = allowed | torch::eye(t, torch::kBool).unsqueeze(0);
+  return run(tokens, positions_of(mask), attention_bias(allowed), nullptr);
+}
+
+torch::Tensor transformer_impl::prefill(const torch::Tensor& tokens,
+                                        const torch::Tensor& mask, kv_cache& cache) {
+  cache.k.assign(blocks_.size(), torch::Tensor());
+  cache.v.assign(blocks_.size(), torch::Tensor());
+  cache.key_mask = mask.clone();
+  cache.next_position = mask.to(torch::kLong).sum(1);
+  const auto t = tokens.size(1);
+  auto causal = torch::ones({t, t}, torch::kBool).tril();
+  auto allowed = (causal.unsqueeze(0) & mask.unsqueeze(1)) |
+                 torch::eye(t, torch::kBool).unsqueeze(0);
+  auto logits = run(tokens, positions_of(mask), attention_bias(allowed), &cache);
+  return logits.select(1, t - 1);
+}
+
+torch::Tensor transformer_impl::step(const torch::Tensor& tokens, kv_cache& cache) {
+  const auto b = tokens.size(0);
+  cache.key_mask = torch::cat({cache.key_mask, torch::ones({b, 1}, torch::kBool)}, 1);
+  auto bias = attention_bias(cache.key_mask.unsqueeze(1));  // [B, 1, 1, Tk]
+  auto logits = run(tokens.view({b, 1}), cache.next_position.view({b, 1}), bias, &cache);
+  cache.next_position = cache.next_position + 1;
+  return logits.select(1, 0);
+}
+
+}  // namespace adarl
