@@ -1,0 +1,39 @@
+#pragma once
+// Weight snapshots: what the learner hands to generators after each step.
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "algorithms/result.hpp"
+#include "models/transformer.hpp"
+
+namespace adarl {
+
+/// The parameters of one policy version, immutable once made. In process it travels
+/// as std::shared_ptr<const weight_snapshot>, so every generator reads the same tensors
+/// without a copy; across processes it travels as serialize()'s bytes.
+struct weight_snapshot {
+  uint64_t version = 0;
+  std::vector<std::pair<std::string, torch::Tensor>> params;  ///< Name, CPU float32.
+};
+
+/// Copies the model's parameters (detached, contiguous, CPU) under `version`. O(params).
+std::shared_ptr<const weight_snapshot> take_snapshot(transformer& model, uint64_t version);
+
+/// Copies a snapshot into a model of the same shape; a missing name or a shape
+/// mismatch is an error naming the parameter, and the model is left unchanged then.
+result<bool> load_snapshot(transformer& model, const weight_snapshot& snapshot);
+
+/// Binary form: "ADWS1", version, count, then per parameter name, dims and float32
+/// data (little-endian). O(bytes).
+std::string serialize(const weight_snapshot& snapshot);
+
+/// Parses serialize()'s bytes; truncated or malformed input is an error, never a crash.
+result<weight_snapshot> deserialize(const std::string& bytes);
+
+}  // namespace adarl
