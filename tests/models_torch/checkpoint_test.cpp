@@ -1,0 +1,100 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "models/checkpoint.hpp"
+#include "models/tokenizer.hpp"
+
+namespace adarl {
+namespace {
+
+namespace fs = std::filesystem;
+
+model_config small() {
+  model_config c;
+  c.vocab_size = 10;
+  c.d_model = 8;
+  c.n_layers = 1;
+  c.n_heads = 2;
+  c.d_ff = 16;
+  c.max_len = 12;
+  return c;
+}
+
+fs::path fresh_dir(const std::string& name) {
+  auto d = fs::temp_directory_path() / ("adarl_ckpt_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  return d;
+}
+
+void train_one_step(transformer& m, policy_optimizer& opt) {
+  opt.zero_grad();
+  auto tokens = torch::tensor({{1, 4, 5, 6}}, torch::kLong);
+  m->forward(tokens, torch::ones({1, 4}, torch::kBool)).pow(2).mean().backward();
+  opt.step();
+}
+
+TEST(CheckpointTest, RoundTripRestoresWeightsOptimizerAndStep) {
+  const auto dir = fresh_dir("roundtrip");
+  torch::manual_seed(3);
+  transformer a(small());
+  policy_optimizer opt_a(a, {});
+  train_one_step(a, opt_a);
+  ASSERT_TRUE(save_checkpoint(dir.string(), a, &opt_a, {1, small(), "abcdef"}).ok());
+  EXPECT_FALSE(fs::exists(dir.string() + ".tmp"));
+
+  torch::manual_seed(4);
+  transformer b(small());
+  policy_optimizer opt_b(b, {});
+  auto meta = load_checkpoint(dir.string(), b, &opt_b);
+  ASSERT_TRUE(meta.ok()) << meta.err().message;
+  EXPECT_EQ(meta->step, 1);
+  EXPECT_EQ(meta->charset, "abcdef");
+  EXPECT_EQ(opt_b.steps(), 1);
+  // Same weights and the same optimizer state: one more identical step agrees.
+  train_one_step(a, opt_a);
+  train_one_step(b, opt_b);
+  for (size_t i = 0; i < a->parameters().size(); ++i)
+    EXPECT_TRUE(torch::allclose(a->parameters()[i], b->parameters()[i], 1e-6, 1e-7));
+  fs::remove_all(dir);
+}
+
+TEST(CheckpointTest, RefusesAnotherShapeNamingBoth) {
+  const auto dir = fresh_dir("shape");
+  transformer a(small());
+  ASSERT_TRUE(save_checkpoint(dir.string(), a, nullptr, {0, small(), ""}).ok());
+  auto other = small();
+  other.d_model = 16;
+  transformer b(other);
+  auto r = load_checkpoint(dir.string(), b, nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.err().message.find("d_model 8"), std::string::npos) << r.err().message;
+  EXPECT_NE(r.err().message.find("d_model 16"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(CheckpointTest, TruncatedOrCorruptFilesAreErrorsAndModelUnchanged) {
+  const auto dir = fresh_dir("corrupt");
+  transformer a(small());
+  ASSERT_TRUE(save_checkpoint(dir.string(), a, nullptr, {0, small(), ""}).ok());
+  const auto bin = dir / "model.bin";
+  fs::resize_file(bin, fs::file_size(bin) / 2);
+  torch::manual_seed(9);
+  transformer b(small());
+  const auto before = b->parameters()[0].clone();
+  auto r = load_checkpoint(dir.string(), b, nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.err().message.find("model.bin"), std::string::npos) << r.err().message;
+  EXPECT_TRUE(torch::equal(b->parameters()[0], before));
+
+  std::ofstream(dir / "meta.json") << "{ not json";
+  auto bad_meta = load_checkpoint(dir.string(), b, nullptr);
+  ASSERT_FALSE(bad_meta.ok());
+  EXPECT_NE(bad_meta.err().message.find("meta.json"), std::string::npos);
+  EXPECT_FALSE(load_checkpoint((dir / "missing").string(), b, nullptr).ok());
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace adarl
