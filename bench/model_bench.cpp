@@ -1,0 +1,103 @@
+// Policy speed on this machine: sampler tokens/s at batch 1, 64 and 256, learner
+// trained tokens/s per optimizer step, and both as a fraction of the GEMM FLOP/s that
+// LibTorch reaches here (2 * params FLOPs per sampled token, 6 * params per trained
+// token). Issue 3 target: sampler at batch 256 and learner at >= 25% of that roofline.
+//
+//   ./build/bench/model_bench [threads]
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+#include "models/loss.hpp"
+#include "models/optimizer.hpp"
+#include "models/sampler.hpp"
+#include "models/tokenizer.hpp"
+
+using namespace adarl;
+using clk = std::chrono::steady_clock;
+
+namespace {
+
+double seconds_since(clk::time_point t) {
+  return std::chrono::duration<double>(clk::now() - t).count();
+}
+
+// Best FLOP/s over a few GEMM shapes the model uses and a square one.
+double gemm_roofline() {
+  double best = 0;
+  const int64_t shapes[][3] = {{512, 512, 512}, {16384, 128, 512}, {16384, 512, 128}};
+  for (const auto& s : shapes) {
+    auto a = torch::randn({s[0], s[1]}), b = torch::randn({s[1], s[2]});
+    torch::matmul(a, b);
+    const int reps = 10;
+    auto t = clk::now();
+    for (int i = 0; i < reps; ++i) torch::matmul(a, b);
+    const double flops = 2.0 * s[0] * s[1] * s[2] * reps / seconds_since(t);
+    std::printf("gemm %ldx%ldx%ld: %.2f GFLOP/s\n", s[0], s[1], s[2], flops / 1e9);
+    best = std::max(best, flops);
+  }
+  return best;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int threads = argc > 1 ? std::atoi(argv[1]) : 2;
+  at::set_num_threads(threads);
+  torch::manual_seed(0);
+  model_config c;  // the default size
+  c.vocab_size = tokenizer::from_charset(tokenizer::default_charset())->size();
+  transformer model(c);
+  const double params = double(c.parameter_count());
+  std::printf("model: d_model %d, layers %d, heads %d, d_ff %d, vocab %d: %.0f parameters; "
+              "torch threads %d\n",
+              c.d_model, c.n_layers, c.n_heads, c.d_ff, c.vocab_size, params, threads);
+  const double roof = gemm_roofline();
+  std::printf("roofline (best GEMM): %.2f GFLOP/s\n", roof / 1e9);
+
+  const int prompt_len = 32, new_tokens = 64;
+  for (int batch : {1, 64, 256}) {
+    std::vector<sample_job> jobs;
+    for (int i = 0; i < batch; ++i) {
+      std::vector<int32_t> p(prompt_len, 10 + i % 50);
+      p[0] = tokenizer::bos;
+      jobs.push_back({p, uint64_t(i)});
+    }
+    sampling_params sp;
+    sp.max_new_tokens = new_tokens;
+    // Rows may stop early at the end token; the rate counts tokens actually drawn.
+    sample_batch(model, jobs, sp);  // warm-up
+    auto t = clk::now();
+    auto out = sample_batch(model, jobs, sp);
+    const double secs = seconds_since(t);
+    int64_t tokens = 0;
+    for (const auto& o : out) tokens += int64_t(o.tokens.size());
+    const double tps = tokens / secs;
+    std::printf("sampler batch %3d: %9.0f tokens/s (%ld tokens in %.3f s), %.1f%% of roofline\n",
+                batch, tps, tokens, secs, 100.0 * 2 * params * tps / roof);
+  }
+
+  policy_optimizer opt(model, {});
+  const int batch = 64;
+  std::vector<std::vector<int32_t>> prompts(batch, std::vector<int32_t>(prompt_len, 11));
+  std::vector<std::vector<int32_t>> completions(batch, std::vector<int32_t>(new_tokens, 12));
+  auto step = [&] {
+    opt.zero_grad();
+    torch::Tensor mask;
+    auto lp = completion_logprobs(model, prompts, completions, 1.f, mask);
+    auto adv = torch::randn({batch});
+    clipped_surrogate({lp, lp.detach(), adv, mask}, {}).loss.backward();
+    opt.step();
+  };
+  step();
+  const int steps = 5;
+  auto t = clk::now();
+  for (int i = 0; i < steps; ++i) step();
+  const double per_step = seconds_since(t) / steps;
+  const double trained = double(batch) * (prompt_len + new_tokens) / per_step;
+  std::printf("learner batch %d x %d tokens: %.1f ms per step, %.0f tokens/s, %.1f%% of "
+              "roofline\n",
+              batch, prompt_len + new_tokens, per_step * 1e3, trained,
+              100.0 * 6 * params * trained / roof);
+  return 0;
+}
