@@ -57,6 +57,9 @@ std::vector<sample_output> sample_batch(transformer& model,
   std::vector<std::vector<int32_t>> prompts;
   for (const auto& j : jobs) prompts.push_back(j.prompt);
   auto [tokens, mask] = left_pad(prompts);
+  const auto device = model->parameters().front().device();
+  tokens = tokens.to(device);
+  mask = mask.to(device);
   const int64_t room = model->config().max_len - tokens.size(1);
   const int64_t steps = std::min<int64_t>(params.max_new_tokens, std::max<int64_t>(room, 0));
 
@@ -64,7 +67,9 @@ std::vector<sample_output> sample_batch(transformer& model,
   auto logits = model->prefill(tokens, mask, cache);
   std::vector<bool> done(jobs.size(), steps == 0);
   for (int64_t t = 0; t < steps; ++t) {
+    // Sampling decisions are made on the CPU, per row, from its own random stream.
     auto logp = torch::log_softmax(logits.to(torch::kFloat) / params.temperature, -1)
+                    .to(torch::kCPU)
                     .contiguous();
     const auto v = logp.size(1);
     auto lp = logp.accessor<float, 2>();
@@ -93,7 +98,7 @@ std::vector<sample_output> sample_batch(transformer& model,
       any = any || !done[i];
     }
     if (!any || t + 1 == steps) break;
-    logits = model->step(next, cache);
+    logits = model->step(next.to(device), cache);
   }
   return out;
 }
@@ -111,6 +116,9 @@ torch::Tensor completion_logprobs(transformer& model,
     cmax = std::max(cmax, completions[i].size());
   }
   auto [tokens, seq_mask] = left_pad(seqs);
+  const auto device = model->parameters().front().device();
+  tokens = tokens.to(device);
+  seq_mask = seq_mask.to(device);
   const int64_t len = tokens.size(1);
   auto logp = torch::log_softmax(model->forward(tokens, seq_mask) / temperature, -1);
   // The logit at position (start of completion - 1 + j) predicts completion token j.
@@ -128,7 +136,10 @@ torch::Tensor completion_logprobs(transformer& model,
       mk[i][j] = true;
     }
   }
-  auto rows = torch::arange(b).unsqueeze(1).expand({b, int64_t(cmax)});
+  index = index.to(device);
+  target = target.to(device);
+  mask = mask.to(device);
+  auto rows = torch::arange(b, index.options()).unsqueeze(1).expand({b, int64_t(cmax)});
   auto picked = logp.index({rows, index, target});
   return picked.masked_fill(mask.logical_not(), 0.0);
 }

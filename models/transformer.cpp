@@ -59,7 +59,7 @@ namespace {
 // A query always sees itself, so that padded rows never softmax over nothing.
 torch::Tensor attention_bias(const torch::Tensor& allowed) {
   const float neg_inf = -std::numeric_limits<float>::infinity();
-  return torch::zeros(allowed.sizes(), torch::kFloat)
+  return torch::zeros(allowed.sizes(), allowed.options().dtype(torch::kFloat))
       .masked_fill(allowed.logical_not(), neg_inf)
       .unsqueeze(1);
 }
@@ -79,9 +79,10 @@ torch::Tensor transformer_impl::run(const torch::Tensor& tokens,
 torch::Tensor transformer_impl::forward(const torch::Tensor& tokens,
                                         const torch::Tensor& mask) {
   const auto t = tokens.size(1);
-  auto causal = torch::ones({t, t}, torch::kBool).tril();
+  const auto opts = mask.options().dtype(torch::kBool);
+  auto causal = torch::ones({t, t}, opts).tril();
   auto allowed = causal.unsqueeze(0) & mask.unsqueeze(1);  // [B, T, T]
-  allowed = allowed | torch::eye(t, torch::kBool).unsqueeze(0);
+  allowed = allowed | torch::eye(t, opts).unsqueeze(0);
   return run(tokens, positions_of(mask), attention_bias(allowed), nullptr);
 }
 
@@ -92,16 +93,17 @@ torch::Tensor transformer_impl::prefill(const torch::Tensor& tokens,
   cache.key_mask = mask.clone();
   cache.next_position = mask.to(torch::kLong).sum(1);
   const auto t = tokens.size(1);
-  auto causal = torch::ones({t, t}, torch::kBool).tril();
-  auto allowed = (causal.unsqueeze(0) & mask.unsqueeze(1)) |
-                 torch::eye(t, torch::kBool).unsqueeze(0);
+  const auto opts = mask.options().dtype(torch::kBool);
+  auto causal = torch::ones({t, t}, opts).tril();
+  auto allowed = (causal.unsqueeze(0) & mask.unsqueeze(1)) | torch::eye(t, opts).unsqueeze(0);
   auto logits = run(tokens, positions_of(mask), attention_bias(allowed), &cache);
   return logits.select(1, t - 1);
 }
 
 torch::Tensor transformer_impl::step(const torch::Tensor& tokens, kv_cache& cache) {
   const auto b = tokens.size(0);
-  cache.key_mask = torch::cat({cache.key_mask, torch::ones({b, 1}, torch::kBool)}, 1);
+  cache.key_mask = torch::cat(
+      {cache.key_mask, torch::ones({b, 1}, cache.key_mask.options())}, 1);
   auto bias = attention_bias(cache.key_mask.unsqueeze(1));  // [B, 1, 1, Tk]
   auto logits = run(tokens.view({b, 1}), cache.next_position.view({b, 1}), bias, &cache);
   cache.next_position = cache.next_position + 1;

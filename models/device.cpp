@@ -1,0 +1,28 @@
+#include "models/device.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace adarl {
+
+result<torch::Device> parse_device(const std::string& name) {
+  if (name == "cpu") return torch::Device(torch::kCPU);
+  const std::string prefix = "cuda:";
+  const bool digits = name.size() > prefix.size() &&
+                      name.compare(0, prefix.size(), prefix) == 0 &&
+                      std::all_of(name.begin() + prefix.size(), name.end(),
+                                  [](unsigned char c) { return std::isdigit(c); });
+  if (!digits)
+    return error{"device \"" + name + "\": expected \"cpu\" or \"cuda:N\" (e.g. cuda:0)"};
+  const int index = std::stoi(name.substr(prefix.size()));
+  if (!torch::cuda::is_available())
+    return error{"device \"" + name +
+                 "\": this LibTorch build has no CUDA (Debian's libtorch is CPU-only); "
+                 "use device: cpu, or build against a CUDA LibTorch (scripts/gpu-check.sh)"};
+  if (index >= static_cast<int>(torch::cuda::device_count()))
+    return error{"device \"" + name + "\": only " +
+                 std::to_string(torch::cuda::device_count()) + " CUDA device(s) visible"};
+  return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index));
+}
+
+}  // namespace adarl
