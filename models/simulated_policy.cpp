@@ -7,6 +7,16 @@
 
 namespace adarl {
 
+std::optional<sim_optimizer> parse_sim_optimizer(std::string_view name) {
+  if (name == "adam") return sim_optimizer::adam;
+  if (name == "sgd") return sim_optimizer::sgd;
+  return std::nullopt;
+}
+
+std::string_view sim_optimizer_name(sim_optimizer o) {
+  return o == sim_optimizer::adam ? "adam" : "sgd";
+}
+
 double sigmoid(double z) {
   // Two branches so that exp never overflows.
   if (z >= 0) return 1.0 / (1.0 + std::exp(-z));
