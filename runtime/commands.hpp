@@ -13,5 +13,11 @@ namespace adarl {
 void add_replay_command(CLI::App& app, int& exit_code);
 /// `adarl simulate`: strategies on a simulated policy (runtime/simulate_command.cpp).
 void add_simulate_command(CLI::App& app, int& exit_code);
+/// `adarl tasks export|check`: built-in suites as JSONL, dataset checks
+/// (runtime/tasks_command.cpp).
+void add_tasks_command(CLI::App& app, int& exit_code);
+/// `adarl sft`: supervised warm start of the built-in policy (runtime/sft_command.cpp;
+/// links LibTorch, in adarl_torch_jobs).
+void add_sft_command(CLI::App& app, int& exit_code);
 
 }  // namespace adarl

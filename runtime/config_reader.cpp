@@ -127,6 +127,22 @@ void config_map::get(const std::string& key, std::vector<uint64_t>& out) {
   out = std::move(values);
 }
 
+void config_map::get(const std::string& key, std::vector<double>& out) {
+  YAML::Node n = lookup(key);
+  if (!n.IsDefined() || n.IsNull()) return;
+  if (!n.IsSequence())
+    return errors_->add(n.Mark(), path_of(key), "expected a list of numbers, " + got(n));
+  std::vector<double> values;
+  for (size_t i = 0; i < n.size(); ++i) {
+    double v = 0;
+    if (!n[i].IsScalar() || !YAML::convert<double>::decode(n[i], v) || !std::isfinite(v))
+      return errors_->add(n[i].Mark(), path_of(key) + "[" + std::to_string(i) + "]",
+                          "expected a finite number, " + got(n[i]));
+    values.push_back(v);
+  }
+  out = std::move(values);
+}
+
 config_map config_map::child(const std::string& key) {
   YAML::Node n = lookup(key);
   if (n.IsDefined() && !n.IsNull() && !n.IsMap()) {

@@ -45,6 +45,7 @@ class config_map {
   void get(const std::string& key, uint32_t& out, uint32_t min = 0);
   void get(const std::string& key, uint64_t& out, uint64_t min = 0);
   void get(const std::string& key, std::vector<uint64_t>& out);
+  void get(const std::string& key, std::vector<double>& out);
 
   /// The mapping under `key` (an empty one when absent; an error when not a mapping).
   config_map child(const std::string& key);

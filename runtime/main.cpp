@@ -1,15 +1,22 @@
 // The `adarl` command line: one subcommand per job (see README.md).
 #include <CLI/CLI.hpp>
 
+#include <cstdlib>
+
 #include "runtime/commands.hpp"
 
 int main(int argc, char** argv) {
+  // OpenMP threads (LibTorch) that spin while waiting fight everything else on a small
+  // machine (TOOLCHAIN.md "Speed"); passive waiting unless the user chose otherwise.
+  setenv("OMP_WAIT_POLICY", "PASSIVE", /*overwrite=*/0);
   CLI::App app{"adarl: adaptive-sampling reinforcement learning for language models"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "adarl 0.1.0");
   int exit_code = 0;
   adarl::add_replay_command(app, exit_code);
   adarl::add_simulate_command(app, exit_code);
+  adarl::add_tasks_command(app, exit_code);
+  adarl::add_sft_command(app, exit_code);
   CLI11_PARSE(app, argc, argv);
   return exit_code;
 }

@@ -1,0 +1,204 @@
+#include "tasks/dataset.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <unordered_map>
+
+namespace adarl {
+namespace {
+
+using nlohmann::json;
+
+/// A JSON value as the user wrote it, shortened for an error message.
+std::string shown(const json& v) {
+  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
+  return s.size() > 40 ? s.substr(0, 37) + "..." : s;
+}
+
+bool blank(const std::string& s) {
+  return s.find_first_not_of(" \t\r\n") == std::string::npos;
+}
+
+/// nlohmann's message without its "[json.exception...] parse error at line 1, " prefix.
+std::string parse_message(const json::exception& e) {
+  std::string s = e.what();
+  if (const auto at = s.find("line 1, "); at != std::string::npos)
+    return s.substr(at + 8);
+  if (const auto at = s.find("] "); at != std::string::npos) return s.substr(at + 2);
+  return s;
+}
+
+/// Collects the problems of one file, up to max_dataset_errors.
+struct problems {
+  std::string name;
+  std::vector<std::string> lines;
+  bool full() const { return lines.size() >= max_dataset_errors; }
+  void add(uint32_t line, const std::string& what) {
+    if (!full()) lines.push_back(name + ":" + std::to_string(line) + ": " + what);
+  }
+};
+
+std::string field(const char* key) {
+  return std::string("field \"") + key + "\": ";
+}
+
+/// Reads a required string field into `out`; reports and returns false on a problem.
+bool read_string(const json& j, const char* key, bool non_empty, uint32_t line,
+                 problems& p, std::string& out) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) {
+    p.add(line, field(key) + "missing");
+    return false;
+  }
+  if (!it->is_string()) {
+    p.add(line, field(key) + "expected a string, got " + shown(*it));
+    return false;
+  }
+  out = it->get<std::string>();
+  if (non_empty && out.empty()) {
+    p.add(line, field(key) + "expected a non-empty string");
+    return false;
+  }
+  return true;
+}
+
+/// Reads one object into `item`; reports every problem of the line; true when none.
+bool read_item(const json& j, uint32_t line, const verifier_registry* registry,
+               problems& p, task_item& item) {
+  bool ok = read_string(j, "id", true, line, p, item.id);
+  ok &= read_string(j, "prompt", true, line, p, item.prompt);
+  ok &= read_string(j, "answer", false, line, p, item.answer);
+  ok &= read_string(j, "task", false, line, p, item.task);
+  if (!read_string(j, "verifier", true, line, p, item.verifier)) {
+    ok = false;
+  } else if (registry) {
+    if (auto found = registry->find(item.verifier); !found) {
+      p.add(line, field("verifier") + found.err().message);
+      ok = false;
+    }
+  }
+  if (const auto t = j.find("tests"); t != j.end() && !t->is_null()) {
+    if (t->is_string()) {
+      item.tests = t->get<std::string>();
+    } else if (t->is_object() || t->is_array()) {
+      item.tests = t->dump(-1, ' ', false, json::error_handler_t::replace);
+    } else {
+      p.add(line,
+            field("tests") + "expected a string, object or array, got " + shown(*t));
+      ok = false;
+    }
+  }
+  if (const auto d = j.find("difficulty"); d != j.end() && !d->is_null()) {
+    if (d->is_number_integer() && d->get<int64_t>() >= 1 && d->get<int64_t>() <= 5) {
+      item.difficulty = static_cast<uint32_t>(d->get<int64_t>());
+    } else {
+      p.add(line,
+            field("difficulty") + "expected an integer from 1 to 5, got " + shown(*d));
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+/// The line as a JSON object; reports and returns nullopt when it is not one.
+std::optional<json> parse_object(const std::string& text, uint32_t line, problems& p) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {  // a syntax error, bad UTF-8, a huge number
+    p.add(line, "not valid JSON (" + parse_message(e) + ")");
+    return std::nullopt;
+  }
+  if (!j.is_object()) {
+    p.add(line, "expected a JSON object, got " + std::string(j.type_name()));
+    return std::nullopt;
+  }
+  return j;
+}
+
+}  // namespace
+
+result<std::vector<task_item>> load_dataset(std::istream& in, const std::string& name,
+                                            const verifier_registry* registry) {
+  problems p{name, {}};
+  std::vector<task_item> items;
+  std::unordered_map<std::string, uint32_t> first_line;  // id -> line
+  std::string text;
+  uint32_t line = 0;
+  while (!p.full() && std::getline(in, text)) {
+    ++line;
+    if (blank(text)) continue;
+    const auto j = parse_object(text, line, p);
+    if (!j) continue;
+    task_item item;
+    const bool ok = read_item(*j, line, registry, p, item);
+    if (!item.id.empty()) {
+      const auto [it, fresh] = first_line.emplace(item.id, line);
+      if (!fresh) {
+        p.add(line,
+              "id " + json(item.id).dump(-1, ' ', false, json::error_handler_t::replace) +
+                  ": duplicate (first on line " + std::to_string(it->second) + ")");
+        continue;
+      }
+    }
+    if (ok) items.push_back(std::move(item));
+  }
+  if (in.bad()) p.lines.push_back(name + ": read error");
+  if (p.full() && std::getline(in, text))
+    p.lines.push_back(name + ": stopped after " + std::to_string(max_dataset_errors) +
+                      " problems");
+  if (p.lines.empty() && items.empty())
+    p.lines.push_back(name + ": no items (the file is empty)");
+  if (p.lines.empty()) return items;
+  std::string message;
+  for (const auto& l : p.lines) message += (message.empty() ? "" : "\n") + l;
+  return error{message};
+}
+
+result<std::vector<task_item>> load_dataset(const std::string& path,
+                                            const verifier_registry* registry) {
+  std::ifstream file(path);
+  if (!file) return error{path + ": cannot open the file"};
+  return load_dataset(file, path, registry);
+}
+
+std::string to_jsonl(const task_item& item) {
+  nlohmann::ordered_json j;
+  j["id"] = item.id;
+  j["prompt"] = item.prompt;
+  j["answer"] = item.answer;
+  j["task"] = item.task;
+  j["verifier"] = item.verifier;
+  if (!item.tests.empty()) j["tests"] = item.tests;
+  if (item.difficulty != 0) j["difficulty"] = item.difficulty;
+  return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+result<std::size_t> write_dataset(const std::string& path,
+                                  const std::vector<task_item>& items) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    for (const auto& item : items) {
+      if (!f) break;
+      f << to_jsonl(item) << '\n';
+    }
+    if (f) f.flush();
+    if (!f) {
+      std::remove(tmp.c_str());
+      return error{path + ": cannot write " + tmp};
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::remove(tmp.c_str());
+    return error{path + ": cannot rename " + tmp + " to it (" + ec.message() + ")"};
+  }
+  return items.size();
+}
+
+}  // namespace adarl

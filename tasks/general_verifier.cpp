@@ -1,0 +1,71 @@
+#include "tasks/general_verifier.hpp"
+
+#include <regex>
+#include <utility>
+
+namespace adarl {
+namespace {
+
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+std::string_view trimmed(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+constexpr std::string_view marker = "####";
+
+}  // namespace
+
+general_verifier::general_verifier(general_verifier_config config)
+    : config_(std::move(config)) {}
+
+std::string general_verifier::normalise(std::string_view text,
+                                        const general_verifier_config& config,
+                                        bool is_completion) {
+  if (is_completion && config.after_marker) {
+    const auto at = text.rfind(marker);
+    text = at == std::string_view::npos ? std::string_view{}
+                                        : text.substr(at + marker.size());
+  }
+  if (config.trim) text = trimmed(text);
+  std::string out(text);
+  if (config.fold_case)
+    for (char& c : out)
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+verdict general_verifier::verify(const task_item& item,
+                                 std::string_view completion) const {
+  const std::string got = normalise(completion, config_, /*is_completion=*/true);
+  if (got.empty()) return {0.f, "no_answer"};
+  if (got == normalise(item.answer, config_, /*is_completion=*/false)) return {1.f, ""};
+  return {0.f, "mismatch"};
+}
+
+verdict regex_verifier::verify(const task_item& item, std::string_view completion) const {
+  const std::string_view text = trimmed(completion);
+  if (text.empty()) return {0.f, "no_answer"};
+  if (text.size() > config_.max_completion_chars) return {0.f, "too_long"};
+  if (item.answer.size() > config_.max_pattern_chars) return {0.f, "bad_pattern"};
+#if defined(__GLIBCXX__)
+  // The default (backtracking) executor recurses once per input character and takes
+  // exponential time on patterns like "(a*)*b"; the polynomial one does neither.
+  constexpr auto flags = std::regex::ECMAScript | std::regex_constants::__polynomial;
+#else
+  constexpr auto flags = std::regex::ECMAScript;
+#endif
+  try {
+    const std::regex pattern(item.answer, flags);
+    if (std::regex_match(text.begin(), text.end(), pattern)) return {1.f, ""};
+    return {0.f, "mismatch"};
+  } catch (const std::regex_error&) {  // bad syntax, a back-reference, a resource limit
+    return {0.f, "bad_pattern"};
+  }
+}
+
+}  // namespace adarl

@@ -1,0 +1,37 @@
+#pragma once
+
+#include <string_view>
+
+#include "tasks/python_runner.hpp"
+#include "tasks/verifier.hpp"
+
+namespace adarl {
+
+/// Scores a Python program against hidden stdin/stdout tests, running it in the
+/// sandbox of tasks/python_runner.hpp once per case (stopping at the first failure).
+/// The program is extract_program(completion) (tasks/expr_verifier.hpp); item.tests is
+/// {"cases": [{"input": "...", "output": "..."}, ...]} ("input" may be omitted for
+/// empty stdin), and a case passes when stdout, trimmed of surrounding blanks, equals
+/// the trimmed "output" and the program exited with status 0. Reward 1 when every case
+/// passes, else 0 with reason "python_unavailable" (no interpreter: every verify),
+/// "bad_tests", "no_program", "size_limit" (program over max_program_bytes), "timeout",
+/// "memory_limit", "output_limit", "crashed" (non-zero exit or signal), "wrong_output"
+/// or "sandbox_error" (the sandbox could not be set up, e.g. fork failed).
+/// Registry name "python". Stateless and thread-safe; blocks for up to
+/// cases * config.timeout; about 15-30 ms per case (interpreter start-up).
+class python_verifier final : public verifier {
+ public:
+  /// A verifier whose runs use `config`.
+  explicit python_verifier(python_config config = {}) : runner_(std::move(config)) {}
+
+  std::string_view name() const override { return "python"; }
+  verdict verify(const task_item& item, std::string_view completion) const override;
+
+  /// The sandbox, e.g. to report its isolation at start-up.
+  const python_runner& runner() const { return runner_; }
+
+ private:
+  python_runner runner_;
+};
+
+}  // namespace adarl
