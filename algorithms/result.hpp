@@ -12,13 +12,14 @@ struct error {
   std::string message;
 };
 
-/// Either a value or an error: the return type of fallible pure functions.
+/// Either a value or an error: the return type of fallible pure functions. E is the
+/// error type: `error` by default, or a richer one that carries a code.
 /// (std::expected is C++23; g++ 12 in C++20 mode does not have it.)
-template <class T>
+template <class T, class E = error>
 class result {
  public:
   result(T value) : v_(std::move(value)) {}          // NOLINT: implicit by design
-  result(error e) : v_(std::move(e)) {}              // NOLINT: implicit by design
+  result(E e) : v_(std::move(e)) {}                  // NOLINT: implicit by design
 
   /// True when a value is held.
   bool ok() const { return v_.index() == 0; }
@@ -33,10 +34,10 @@ class result {
   const T* operator->() const { return &value(); }
 
   /// The error; precondition: !ok().
-  const error& err() const { return std::get<1>(v_); }
+  const E& err() const { return std::get<1>(v_); }
 
  private:
-  std::variant<T, error> v_;
+  std::variant<T, E> v_;
 };
 
 }  // namespace adarl

@@ -1,3 +1,4 @@
+#include "tasks/jsonl_text.hpp"
 #include "runtime/replay_log.hpp"
 
 #include <cmath>
@@ -12,23 +13,6 @@ namespace {
 using nlohmann::json;
 
 /// A JSON value as the user wrote it, shortened for an error message.
-std::string shown(const json& v) {
-  std::string s = v.dump();
-  return s.size() > 40 ? s.substr(0, 37) + "..." : s;
-}
-
-bool blank(const std::string& s) {
-  return s.find_first_not_of(" \t\r\n") == std::string::npos;
-}
-
-/// nlohmann's message without its "[json.exception...] parse error at line 1, " prefix.
-std::string parse_message(const json::exception& e) {
-  std::string s = e.what();
-  if (const auto at = s.find("line 1, "); at != std::string::npos)
-    return s.substr(at + 8);
-  if (const auto at = s.find("] "); at != std::string::npos) return s.substr(at + 2);
-  return s;
-}
 
 /// Reads a line's fields into `p`; returns the problem or "".
 std::string read_fields(const json& j, const std::string& name, const std::string& where,
@@ -36,14 +20,14 @@ std::string read_fields(const json& j, const std::string& name, const std::strin
   const auto id = j.find("id");
   if (id == j.end()) return where + "missing \"id\"";
   if (!id->is_string() || id->get<std::string>().empty())
-    return where + "\"id\": expected a non-empty string, got " + shown(*id);
+    return where + "\"id\": expected a non-empty string, got " + shown_json(*id);
   p.id = id->get<std::string>();
   const std::string who = prompt_where(name, p.line, p.id);
 
   const auto rewards = j.find("rewards");
   if (rewards == j.end()) return who + "missing \"rewards\"";
   if (!rewards->is_array())
-    return who + "\"rewards\": expected a list of numbers, got " + shown(*rewards);
+    return who + "\"rewards\": expected a list of numbers, got " + shown_json(*rewards);
   for (size_t i = 0; i < rewards->size(); ++i) {
     const json& r = (*rewards)[i];
     // Rewards go to the strategies as floats: they must be finite as floats too.
@@ -51,26 +35,26 @@ std::string read_fields(const json& j, const std::string& name, const std::strin
                     std::fabs(r.get<double>()) <= std::numeric_limits<float>::max();
     if (!ok)
       return who + "rewards[" + std::to_string(i) + "]: expected a finite number, got " +
-             shown(r);
+             shown_json(r);
     p.rewards.push_back(r.get<double>());
   }
 
   if (const auto p_hat = j.find("p_hat"); p_hat != j.end()) {
     if (!p_hat->is_number() || !(p_hat->get<double>() >= 0 && p_hat->get<double>() <= 1))
-      return who + "\"p_hat\": expected a number in [0, 1], got " + shown(*p_hat);
+      return who + "\"p_hat\": expected a number in [0, 1], got " + shown_json(*p_hat);
     p.p_hat = p_hat->get<double>();
   }
 
   if (const auto tokens = j.find("tokens"); tokens != j.end()) {
     if (!tokens->is_array() || tokens->size() != p.rewards.size())
       return who + "\"tokens\": expected a list of " + std::to_string(p.rewards.size()) +
-             " token counts (one per reward), got " + shown(*tokens);
+             " token counts (one per reward), got " + shown_json(*tokens);
     for (size_t i = 0; i < tokens->size(); ++i) {
       const json& t = (*tokens)[i];
       if (!t.is_number_unsigned() ||
           t.get<uint64_t>() > std::numeric_limits<uint32_t>::max())
         return who + "tokens[" + std::to_string(i) +
-               "]: expected a non-negative integer below 2^32, got " + shown(t);
+               "]: expected a non-negative integer below 2^32, got " + shown_json(t);
       p.tokens.push_back(t.get<uint32_t>());
     }
   }
@@ -89,13 +73,13 @@ result<std::vector<replay_prompt>> read_replay_log(std::istream& in,
   std::unordered_map<std::string, uint32_t> first_line;  // id -> line
   std::string text;
   for (uint32_t line = 1; std::getline(in, text); ++line) {
-    if (blank(text)) continue;
+    if (blank_line(text)) continue;
     const std::string where = name + ":" + std::to_string(line) + ": ";  // before the id
     json j;
     try {
       j = json::parse(text);
     } catch (const json::exception& e) {  // a syntax error or a number out of range
-      return error{where + "not valid JSON (" + parse_message(e) + ")"};
+      return error{where + "not valid JSON (" + json_parse_message(e) + ")"};
     }
     if (!j.is_object())
       return error{where + "expected a JSON object, got " + std::string(j.type_name())};

@@ -1,3 +1,4 @@
+#include "tasks/jsonl_text.hpp"
 #include "tasks/dataset.hpp"
 
 #include <cstdio>
@@ -12,24 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-/// A JSON value as the user wrote it, shortened for an error message.
-std::string shown(const json& v) {
-  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
-  return s.size() > 40 ? s.substr(0, 37) + "..." : s;
-}
-
-bool blank(const std::string& s) {
-  return s.find_first_not_of(" \t\r\n") == std::string::npos;
-}
-
-/// nlohmann's message without its "[json.exception...] parse error at line 1, " prefix.
-std::string parse_message(const json::exception& e) {
-  std::string s = e.what();
-  if (const auto at = s.find("line 1, "); at != std::string::npos)
-    return s.substr(at + 8);
-  if (const auto at = s.find("] "); at != std::string::npos) return s.substr(at + 2);
-  return s;
-}
 
 /// Collects the problems of one file, up to max_dataset_errors.
 struct problems {
@@ -54,7 +37,7 @@ bool read_string(const json& j, const char* key, bool non_empty, uint32_t line,
     return false;
   }
   if (!it->is_string()) {
-    p.add(line, field(key) + "expected a string, got " + shown(*it));
+    p.add(line, field(key) + "expected a string, got " + shown_json(*it));
     return false;
   }
   out = it->get<std::string>();
@@ -87,7 +70,7 @@ bool read_item(const json& j, uint32_t line, const verifier_registry* registry,
       item.tests = t->dump(-1, ' ', false, json::error_handler_t::replace);
     } else {
       p.add(line,
-            field("tests") + "expected a string, object or array, got " + shown(*t));
+            field("tests") + "expected a string, object or array, got " + shown_json(*t));
       ok = false;
     }
   }
@@ -96,7 +79,7 @@ bool read_item(const json& j, uint32_t line, const verifier_registry* registry,
       item.difficulty = static_cast<uint32_t>(d->get<int64_t>());
     } else {
       p.add(line,
-            field("difficulty") + "expected an integer from 1 to 5, got " + shown(*d));
+            field("difficulty") + "expected an integer from 1 to 5, got " + shown_json(*d));
       ok = false;
     }
   }
@@ -109,7 +92,7 @@ std::optional<json> parse_object(const std::string& text, uint32_t line, problem
   try {
     j = json::parse(text);
   } catch (const json::exception& e) {  // a syntax error, bad UTF-8, a huge number
-    p.add(line, "not valid JSON (" + parse_message(e) + ")");
+    p.add(line, "not valid JSON (" + json_parse_message(e) + ")");
     return std::nullopt;
   }
   if (!j.is_object()) {
@@ -130,7 +113,7 @@ result<std::vector<task_item>> load_dataset(std::istream& in, const std::string&
   uint32_t line = 0;
   while (!p.full() && std::getline(in, text)) {
     ++line;
-    if (blank(text)) continue;
+    if (blank_line(text)) continue;
     const auto j = parse_object(text, line, p);
     if (!j) continue;
     task_item item;

@@ -5,8 +5,9 @@
 #include <string>
 #include <string_view>
 #include <utility>
-#include <variant>
 #include <vector>
+
+#include "algorithms/result.hpp"
 
 namespace adarl {
 
@@ -44,27 +45,9 @@ struct expr_error {
   std::string message;
 };
 
-/// Either a value or an expr_error (the error-carrying sibling of adarl::result).
+/// Either a value or an expr_error.
 template <class T>
-class expr_result {
- public:
-  expr_result(T value) : v_(std::move(value)) {}   // NOLINT: implicit by design
-  expr_result(expr_error e) : v_(std::move(e)) {}  // NOLINT: implicit by design
-  /// True when a value is held.
-  bool ok() const { return v_.index() == 0; }
-  explicit operator bool() const { return ok(); }
-  /// The value; precondition: ok().
-  T& value() { return std::get<0>(v_); }
-  const T& value() const { return std::get<0>(v_); }
-  T& operator*() { return value(); }
-  const T& operator*() const { return value(); }
-  const T* operator->() const { return &value(); }
-  /// The error; precondition: !ok().
-  const expr_error& err() const { return std::get<1>(v_); }
-
- private:
-  std::variant<T, expr_error> v_;
-};
+using expr_result = result<T, expr_error>;
 
 /// A parsed program of the expression language, an integer function of one variable x.
 ///
