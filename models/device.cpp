@@ -18,7 +18,7 @@ result<torch::Device> parse_device(const std::string& name) {
   if (!torch::cuda::is_available())
     return error{"device \"" + name +
                  "\": this LibTorch build has no CUDA (Debian's libtorch is CPU-only); "
-                 "use device: cpu, or build against a CUDA LibTorch (scripts/gpu-check.sh)"};
+                 "use device: cpu, or configure CMake with -DCMAKE_PREFIX_PATH=<a CUDA LibTorch>"};
   if (index >= static_cast<int>(torch::cuda::device_count()))
     return error{"device \"" + name + "\": only " +
                  std::to_string(torch::cuda::device_count()) + " CUDA device(s) visible"};
