@@ -83,8 +83,8 @@ finished_group seq_strategy::make_group(prompt_slot slot, exit_kind exit) const 
   // indicators of positivity; the advantage itself uses the raw reward.
   const double p_hat = indicator_mean(pos, size);
   g.baseline = static_cast<float>(p_hat);
-  const bool one_class = count_positives(g.rewards, config_.threshold) == 0 ||
-                         count_positives(g.rewards, config_.threshold) == g.rewards.size();
+  const uint32_t kept_pos = count_positives(g.rewards, config_.threshold);
+  const bool one_class = kept_pos == 0 || kept_pos == g.rewards.size();
   if (is_fallback(exit) && one_class) {
     // A fallback group with one class only carries no signal; it is kept (the batch
     // shape and the token-mean denominator stay fixed) with zero advantages.

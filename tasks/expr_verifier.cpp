@@ -6,19 +6,11 @@
 #include <utility>
 #include <vector>
 
+#include "tasks/text.hpp"
+
 namespace adarl {
 
 namespace {
-
-bool is_blank(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_blank(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 bool is_tag_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -35,7 +27,7 @@ std::string_view strip_tag(std::string_view block) {
     if (!is_tag_char(c)) return block;
   }
   const std::string_view rest = block.substr(nl + 1);
-  return trim(rest).empty() ? block : rest;
+  return trim_blanks(rest).empty() ? block : rest;
 }
 
 struct fenced {
@@ -119,7 +111,7 @@ std::string_view extract_program(std::string_view completion) {
   } else if (block) {
     text = strip_tag(block->content);
   }
-  return trim(text);
+  return trim_blanks(text);
 }
 
 verdict expr_verifier::verify(const task_item& item, std::string_view completion) const {

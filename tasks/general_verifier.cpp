@@ -3,18 +3,11 @@
 #include <regex>
 #include <utility>
 
+#include "tasks/text.hpp"
+
 namespace adarl {
 namespace {
 
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-std::string_view trimmed(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 constexpr std::string_view marker = "####";
 
@@ -31,7 +24,7 @@ std::string general_verifier::normalise(std::string_view text,
     text = at == std::string_view::npos ? std::string_view{}
                                         : text.substr(at + marker.size());
   }
-  if (config.trim) text = trimmed(text);
+  if (config.trim) text = trim_blanks(text);
   std::string out(text);
   if (config.fold_case)
     for (char& c : out)
@@ -48,7 +41,7 @@ verdict general_verifier::verify(const task_item& item,
 }
 
 verdict regex_verifier::verify(const task_item& item, std::string_view completion) const {
-  const std::string_view text = trimmed(completion);
+  const std::string_view text = trim_blanks(completion);
   if (text.empty()) return {0.f, "no_answer"};
   if (text.size() > config_.max_completion_chars) return {0.f, "too_long"};
   if (item.answer.size() > config_.max_pattern_chars) return {0.f, "bad_pattern"};

@@ -3,6 +3,8 @@
 #include <numeric>
 #include <utility>
 
+#include "tasks/text.hpp"
+
 namespace adarl {
 namespace {
 
@@ -19,21 +21,12 @@ constexpr bool is_digit(char c) {
 constexpr bool is_alpha(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
-constexpr bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 // Strips what surrounds a number without changing it: blanks, "$" and "\$", and a
 // trailing period, repeatedly ("$42$.", "\$ 1,000 .").
 std::string_view strip_decoration(std::string_view s) {
   for (;;) {
-    const std::string_view before = trim(s);
+    const std::string_view before = trim_blanks(s);
     s = before;
     if (s.starts_with("\\$"))
       s.remove_prefix(2);
@@ -75,7 +68,7 @@ class number_reader {
 
   bool at_end() const { return i_ == s_.size(); }
   void skip_spaces() {
-    while (i_ < s_.size() && is_space(s_[i_])) ++i_;
+    while (i_ < s_.size() && is_blank(s_[i_])) ++i_;
   }
   bool eat(std::string_view word) {
     if (!s_.substr(i_).starts_with(word)) return false;
@@ -261,7 +254,7 @@ std::optional<std::string_view> extract_boxed(std::string_view s) {
   for (size_t i = open; i < s.size(); ++i) {
     if (s[i] == '{') ++depth;
     if (s[i] == '}' && --depth == 0) {
-      const std::string_view content = trim(s.substr(open, i - open));
+      const std::string_view content = trim_blanks(s.substr(open, i - open));
       if (content.empty()) return std::nullopt;
       return content;
     }
@@ -274,7 +267,7 @@ std::optional<std::string_view> extract_hashes(std::string_view s) {
   if (at == std::string_view::npos) return std::nullopt;
   std::string_view rest = s.substr(at + kHashes.size());
   rest = rest.substr(0, rest.find('\n'));
-  rest = trim(rest);
+  rest = trim_blanks(rest);
   if (rest.empty()) return std::nullopt;
   return rest;
 }

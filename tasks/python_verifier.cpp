@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tasks/expr_verifier.hpp"
+#include "tasks/text.hpp"
 
 namespace adarl {
 
@@ -16,13 +17,6 @@ struct io_case {
   std::string input;
   std::string output;
 };
-
-std::string_view trim(std::string_view s) {
-  constexpr std::string_view blanks = " \t\n\r\v\f";
-  const size_t first = s.find_first_not_of(blanks);
-  if (first == std::string_view::npos) return {};
-  return s.substr(first, s.find_last_not_of(blanks) - first + 1);
-}
 
 /// Parses {"cases": [{"input": "...", "output": "..."}, ...]}; nullopt when malformed
 /// or empty.
@@ -81,7 +75,7 @@ verdict python_verifier::verify(const task_item& item,
     for (const io_case& c : *cases) {
       const python_run run = runner_.run(program, c.input);
       if (std::string reason = reason_of(run); !reason.empty()) return {0.f, reason};
-      if (trim(run.out) != trim(c.output)) return {0.f, "wrong_output"};
+      if (trim_blanks(run.out) != trim_blanks(c.output)) return {0.f, "wrong_output"};
     }
     return {1.f, ""};
   } catch (...) {  // only std::bad_alloc can get here; verify never throws
