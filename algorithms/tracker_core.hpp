@@ -1,0 +1,179 @@
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "algorithms/lag_gate.hpp"
+#include "algorithms/pass_rate.hpp"
+#include "algorithms/prompt_order.hpp"
+#include "algorithms/result.hpp"
+#include "algorithms/step_strategy.hpp"
+#include "algorithms/step_summary.hpp"
+
+namespace adarl {
+
+/// Settings of the difficulty tracker (DESIGN.md "Asynchrony").
+struct tracker_config {
+  strategy_config strategy;
+  uint32_t prompts_per_step = 32;  ///< Prompts drawn at the start of each step.
+  uint64_t steps = 0;              ///< Steps to generate; 0 = no limit.
+  lag_gate_config lag;             ///< Max policy lag (and exact mode).
+  uint64_t lease_ns = 60'000'000'000;  ///< A request not answered within this is re-issued.
+  bool sync_rounds = false;        ///< Barrier after each round (the reference's behaviour).
+  uint64_t seed = 1;               ///< Keys the prompt order and every sample's stream.
+  beta_ema_params pass_rate;       ///< Persistent per-prompt statistics.
+};
+
+/// One sample to draw: what a generator needs besides the prompt's text.
+struct work_item {
+  uint64_t step = 0;
+  prompt_slot slot = 0;
+  uint32_t index = 0;      ///< Sample index within the prompt's pool of this step.
+  uint64_t prompt_id = 0;
+  uint64_t stream = 0;     ///< Random stream: mix_keys(seed, step, prompt_id, index).
+};
+
+/// One verified sample, back from a verifier.
+struct work_result {
+  uint64_t step = 0;
+  prompt_slot slot = 0;
+  uint32_t index = 0;
+  float reward = 0.f;
+  uint32_t tokens = 0;
+  uint64_t version = 0;    ///< Policy version that drew it.
+};
+
+/// What became of a result.
+enum class result_fate {
+  accepted,   ///< Counted once.
+  duplicate,  ///< A late copy of an answered request: dropped.
+  stale,      ///< Its step is retired (trained) or unknown: dropped.
+  rejected,   ///< The strategy never requested it: dropped.
+};
+
+/// A finished group with the step it belongs to.
+struct step_group {
+  uint64_t step = 0;
+  finished_group group;
+};
+
+/// Counters of one step beyond the finished groups' summary.
+struct step_counters {
+  uint64_t results = 0;      ///< Results received, duplicates included (compute spent).
+  uint64_t tokens = 0;       ///< Tokens of all results received.
+  uint64_t duplicates = 0;
+  uint64_t reissued = 0;     ///< Requests re-issued after their lease expired.
+  uint64_t lag_sum = 0;      ///< Sum of the accepted samples' policy lag.
+  uint64_t lag_max = 0;
+  uint64_t opened_ns = 0;    ///< Clock when the step opened and when its generation ended.
+  uint64_t done_ns = 0;
+};
+
+/// What one call decided, reused across calls.
+struct tracker_output {
+  std::vector<step_group> finished;   ///< Groups to hand to the learner.
+  std::vector<uint64_t> steps_done;   ///< Steps whose generation just completed.
+  void clear() {
+    finished.clear();
+    steps_done.clear();
+  }
+};
+
+/// Persistent tracker state for checkpoints (what a resumed run continues from).
+struct tracker_state {
+  uint64_t next_step = 0;               ///< First step to open.
+  uint64_t prompt_cursor = 0;           ///< prompt_order cursor.
+  std::vector<pass_rate_row> pass_rates;
+};
+
+/// The difficulty tracker's logic, without actors: it opens steps as the lag gate allows,
+/// runs one step_strategy per open step, hands out work in order (re-issues first, then
+/// the oldest step's requests), takes verified results in any order, re-issues requests
+/// whose lease expired and drops late duplicates by (step, prompt slot, sample index).
+/// Time is a parameter (nanoseconds on any monotonic clock).
+///
+/// Not thread-safe (one owner: the tracker actor). next_work is O(items + open steps);
+/// on_result is O(1) plus the strategy's cost; expire is O(expired). Memory: the
+/// pass-rate table (per prompt) plus O(samples in flight) per open step.
+class tracker_core {
+ public:
+  /// Precondition: validate(config.strategy) is empty, prompts > 0.
+  tracker_core(tracker_config config, uint64_t prompts);
+
+  /// Appends up to `max` work items that may start now, given the learner's version.
+  void next_work(uint32_t max, uint64_t learner_version, uint64_t now_ns,
+                 std::vector<work_item>& out);
+
+  /// Records one verified result; finished groups and completed steps go to `out`.
+  result_fate on_result(const work_result& r, uint64_t now_ns, tracker_output& out);
+
+  /// Requeues requests whose lease ended before `now_ns`; returns how many.
+  uint32_t expire(uint64_t now_ns);
+
+  /// The learner reached `version` (trained steps < version): their state is dropped.
+  void retire_through(uint64_t version);
+
+  /// True when the configured number of steps has completed generation.
+  bool generation_finished() const;
+  /// Highest step whose generation is complete with all earlier ones (-1 if none).
+  int64_t generated_through() const { return generated_through_; }
+  /// Requests handed out and not yet answered, over all open steps.
+  uint64_t in_flight() const;
+  /// Counters of an open (not yet retired) step; null otherwise.
+  const step_counters* counters(uint64_t step) const;
+  /// Summary of the finished groups of an open step; null otherwise.
+  const step_summary* summary(uint64_t step) const;
+
+  const pass_rate_table& pass_rates() const { return table_; }
+  tracker_state save() const;
+  /// Restores a saved state; bad rows are an error and leave the tracker unchanged.
+  result<bool> restore(const tracker_state& s);
+
+ private:
+  struct lease {
+    uint64_t deadline = 0;
+    bool queued = false;  ///< Expired and waiting in `reissue_`.
+  };
+  struct open_step {
+    uint64_t step = 0;
+    std::unique_ptr<step_strategy> strategy;
+    std::vector<uint64_t> prompt_ids;           ///< By slot.
+    std::deque<sample_request> pending;         ///< Not yet handed out.
+    std::vector<sample_request> held;           ///< sync_rounds: waiting for the barrier.
+    std::unordered_map<uint64_t, lease> leases; ///< Key slot<<32|index.
+    uint64_t admitted = 0;                      ///< First issues (re-issues excluded).
+    bool done = false;
+    step_summary summary;
+    step_counters counters;
+  };
+  struct expiry {
+    uint64_t deadline = 0;
+    uint64_t step = 0;
+    uint64_t key = 0;
+  };
+
+  open_step* find(uint64_t step);
+  const open_step* find(uint64_t step) const;
+  bool open_next(uint64_t learner_version, uint64_t now_ns);
+  void apply(open_step& s, decisions& d, bool from_start, uint64_t now_ns, tracker_output& out);
+  void issue(open_step& s, prompt_slot slot, uint32_t index, uint64_t now_ns,
+             std::vector<work_item>& out);
+  void release_barrier(open_step& s);
+  std::vector<prompt_entry> draw_prompts(uint32_t n);
+
+  tracker_config config_;
+  lag_gate gate_;
+  prompt_order order_;
+  pass_rate_table table_;
+  std::deque<open_step> steps_;  ///< Ascending step numbers, not yet retired.
+  std::deque<expiry> expiries_;  ///< Ascending deadlines (leases have equal length).
+  std::deque<expiry> reissue_;   ///< Expired requests to hand out again.
+  uint64_t next_step_ = 0;
+  int64_t generated_through_ = -1;
+  decisions scratch_;
+};
+
+}  // namespace adarl

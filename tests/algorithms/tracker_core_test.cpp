@@ -1,0 +1,267 @@
+#include "algorithms/tracker_core.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "algorithms/random_keys.hpp"
+
+namespace adarl {
+namespace {
+
+tracker_config grpo_config(uint32_t prompts, uint64_t steps, uint32_t max_lag) {
+  tracker_config c;
+  c.strategy.kind = strategy_kind::grpo;
+  c.strategy.uniform.group_size = 4;
+  c.prompts_per_step = prompts;
+  c.steps = steps;
+  c.lag.max_lag = max_lag;
+  c.lease_ns = 1000;
+  return c;
+}
+
+tracker_config seq_config_of(uint32_t prompts, exit_rule rule) {
+  tracker_config c;
+  c.strategy.kind = strategy_kind::ada_seq;
+  c.strategy.seq.group_size = 4;
+  c.strategy.seq.round_size = 4;
+  c.strategy.seq.max_rounds = 3;
+  c.strategy.seq.exit = rule;
+  c.prompts_per_step = prompts;
+  c.steps = 1;
+  c.lease_ns = 1000;
+  return c;
+}
+
+work_result answer(const work_item& w, float reward, uint64_t version = 0) {
+  return {w.step, w.slot, w.index, reward, /*tokens=*/5, version};
+}
+
+TEST(PromptOrderTest, EachEpochIsAPermutationAndEpochsDiffer) {
+  prompt_order o(50, 7);
+  std::vector<uint64_t> e0, e1;
+  for (int i = 0; i < 50; ++i) e0.push_back(o.next());
+  for (int i = 0; i < 50; ++i) e1.push_back(o.next());
+  EXPECT_EQ(std::set<uint64_t>(e0.begin(), e0.end()).size(), 50u);
+  EXPECT_EQ(std::set<uint64_t>(e1.begin(), e1.end()).size(), 50u);
+  EXPECT_NE(e0, e1);
+  prompt_order again(50, 7);
+  again.seek(50);
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(again.next(), e1[i]);
+}
+
+TEST(TrackerCoreTest, LagGateBoundsHowManyStepsAreHandedOut) {
+  tracker_core t(grpo_config(2, 0, /*max_lag=*/1), 10);
+  std::vector<work_item> w;
+  t.next_work(100, /*learner_version=*/0, 0, w);
+  // Steps 0 and 1 (lag 1), 2 prompts x 4 samples each.
+  ASSERT_EQ(w.size(), 16u);
+  EXPECT_EQ(w.front().step, 0u);
+  EXPECT_EQ(w.back().step, 1u);
+  for (const auto& x : w)
+    EXPECT_EQ(x.stream, mix_keys(1, x.step, x.prompt_id, x.index));
+  std::vector<work_item> more;
+  t.next_work(100, 0, 0, more);
+  EXPECT_TRUE(more.empty());
+  t.next_work(100, /*learner_version=*/1, 0, more);
+  ASSERT_EQ(more.size(), 8u);
+  EXPECT_EQ(more.front().step, 2u);
+}
+
+TEST(TrackerCoreTest, OutOfOrderResultsFinishGroupsAndTheStepOnce) {
+  tracker_core t(grpo_config(2, 1, 0), 10);
+  std::vector<work_item> w;
+  t.next_work(100, 0, 0, w);
+  ASSERT_EQ(w.size(), 8u);
+  std::reverse(w.begin(), w.end());
+  tracker_output out;
+  uint32_t groups = 0, done = 0;
+  for (size_t i = 0; i < w.size(); ++i) {
+    out.clear();
+    EXPECT_EQ(t.on_result(answer(w[i], i % 2 ? 1.f : 0.f), 10, out), result_fate::accepted);
+    groups += out.finished.size();
+    done += out.steps_done.size();
+  }
+  EXPECT_EQ(groups, 2u);
+  EXPECT_EQ(done, 1u);
+  EXPECT_EQ(t.generated_through(), 0);
+  EXPECT_TRUE(t.generation_finished());
+  EXPECT_EQ(t.summary(0)->samples, 8u);
+  EXPECT_EQ(t.counters(0)->results, 8u);
+  // A duplicate after the end is dropped and counted, never accepted.
+  out.clear();
+  EXPECT_EQ(t.on_result(answer(w[0], 1.f), 11, out), result_fate::duplicate);
+  EXPECT_EQ(t.counters(0)->duplicates, 1u);
+  EXPECT_TRUE(out.finished.empty());
+}
+
+TEST(TrackerCoreTest, ExpiredLeaseIsReissuedAndTheLateCopyCountsOnce) {
+  tracker_core t(grpo_config(1, 1, 0), 10);
+  std::vector<work_item> w;
+  t.next_work(100, 0, /*now=*/0, w);
+  ASSERT_EQ(w.size(), 4u);
+  tracker_output out;
+  for (int i = 1; i < 4; ++i) t.on_result(answer(w[i], 1.f), 5, out);
+  EXPECT_EQ(t.expire(999), 0u);
+  EXPECT_EQ(t.expire(1000), 1u);  // w[0]'s lease ended
+  std::vector<work_item> again;
+  t.next_work(100, 0, 1000, again);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].slot, w[0].slot);
+  EXPECT_EQ(again[0].index, w[0].index);
+  EXPECT_EQ(again[0].stream, w[0].stream);
+  EXPECT_EQ(t.counters(0)->reissued, 1u);
+  out.clear();
+  EXPECT_EQ(t.on_result(answer(w[0], 0.f), 1001, out), result_fate::accepted);
+  EXPECT_EQ(out.finished.size(), 1u);
+  EXPECT_EQ(out.steps_done, std::vector<uint64_t>{0});
+  out.clear();
+  EXPECT_EQ(t.on_result(answer(again[0], 0.f), 1002, out), result_fate::duplicate);
+  EXPECT_EQ(t.summary(0)->samples, 4u);
+  // The first copy's expiry record is obsolete: nothing expires any more.
+  EXPECT_EQ(t.expire(5000), 0u);
+}
+
+TEST(TrackerCoreTest, ReissueIsSkippedWhenTheAnswerArrivesFirst) {
+  tracker_core t(grpo_config(1, 1, 0), 10);
+  std::vector<work_item> w;
+  t.next_work(100, 0, 0, w);
+  EXPECT_EQ(t.expire(1000), 4u);
+  tracker_output out;
+  for (const auto& x : w) t.on_result(answer(x, 1.f), 1001, out);
+  std::vector<work_item> again;
+  t.next_work(100, 0, 1002, again);
+  EXPECT_TRUE(again.empty());
+  EXPECT_EQ(t.in_flight(), 0u);
+}
+
+TEST(TrackerCoreTest, ResultsOfRetiredStepsAreStale) {
+  tracker_core t(grpo_config(1, 0, 1), 10);
+  std::vector<work_item> w;
+  t.next_work(4, 0, 0, w);
+  tracker_output out;
+  for (const auto& x : w) t.on_result(answer(x, 1.f), 1, out);
+  t.retire_through(1);
+  EXPECT_EQ(t.counters(0), nullptr);
+  EXPECT_EQ(t.on_result(answer(w[0], 1.f), 2, out), result_fate::stale);
+}
+
+TEST(TrackerCoreTest, NextRoundStartsWithoutWaitingForOtherPrompts) {
+  tracker_core t(seq_config_of(2, exit_rule::pos), 10);
+  std::vector<work_item> w;
+  t.next_work(100, 0, 0, w);
+  ASSERT_EQ(w.size(), 8u);  // one round of 4 for each of 2 prompts
+  tracker_output out;
+  // Slot 0's round is all wrong: its next round is requested at once, while slot 1's
+  // first round is still out.
+  for (const auto& x : w)
+    if (x.slot == 0) t.on_result(answer(x, 0.f), 1, out);
+  std::vector<work_item> next;
+  t.next_work(100, 0, 2, next);
+  ASSERT_EQ(next.size(), 4u);
+  for (const auto& x : next) {
+    EXPECT_EQ(x.slot, 0u);
+    EXPECT_GE(x.index, 4u);
+  }
+}
+
+TEST(TrackerCoreTest, SyncRoundsHoldTheNextRoundUntilEveryPromptsRoundIsIn) {
+  auto c = seq_config_of(2, exit_rule::pos);
+  c.sync_rounds = true;
+  tracker_core t(c, 10);
+  std::vector<work_item> w;
+  t.next_work(100, 0, 0, w);
+  tracker_output out;
+  for (const auto& x : w)
+    if (x.slot == 0) t.on_result(answer(x, 0.f), 1, out);
+  std::vector<work_item> next;
+  t.next_work(100, 0, 2, next);
+  EXPECT_TRUE(next.empty());  // slot 1's round 1 is still out: barrier
+  for (const auto& x : w)
+    if (x.slot == 1) t.on_result(answer(x, x.index == 0 ? 1.f : 0.f), 3, out);
+  t.next_work(100, 0, 4, next);
+  ASSERT_EQ(next.size(), 4u);
+  EXPECT_EQ(next[0].slot, 0u);
+}
+
+TEST(TrackerCoreTest, LagOfAcceptedSamplesIsCounted) {
+  tracker_core t(grpo_config(1, 0, 2), 10);
+  std::vector<work_item> w;
+  t.next_work(100, 0, 0, w);
+  tracker_output out;
+  for (const auto& x : w) t.on_result(answer(x, 1.f, /*version=*/0), 1, out);
+  EXPECT_EQ(t.counters(2)->lag_max, 2u);
+  EXPECT_EQ(t.counters(2)->lag_sum, 8u);
+  EXPECT_EQ(t.counters(0)->lag_max, 0u);
+}
+
+TEST(TrackerCoreTest, PassRatesPersistAcrossStepsAndRestore) {
+  tracker_core t(grpo_config(10, 0, 0), 10);
+  std::vector<work_item> w;
+  t.next_work(1000, 0, 0, w);
+  ASSERT_EQ(w.size(), 40u);
+  tracker_output out;
+  for (const auto& x : w) t.on_result(answer(x, x.prompt_id < 5 ? 1.f : 0.f), 1, out);
+  t.retire_through(1);
+  EXPECT_GT(t.pass_rates().estimate(0), 0.7);
+  EXPECT_LT(t.pass_rates().estimate(9), 0.3);
+  auto saved = t.save();
+  EXPECT_EQ(saved.next_step, 1u);
+  EXPECT_EQ(saved.prompt_cursor, 10u);
+  tracker_core r(grpo_config(10, 0, 0), 10);
+  ASSERT_TRUE(r.restore(saved));
+  EXPECT_DOUBLE_EQ(r.pass_rates().estimate(0), t.pass_rates().estimate(0));
+  std::vector<work_item> a, b;
+  t.next_work(1000, 1, 2, a);
+  r.next_work(1000, 1, 2, b);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].step, 1u);
+    EXPECT_EQ(a[i].prompt_id, b[i].prompt_id);
+    EXPECT_EQ(a[i].stream, b[i].stream);
+  }
+}
+
+TEST(TrackerCoreTest, SaveWithOpenStepsRegeneratesThem) {
+  tracker_core t(grpo_config(3, 0, 1), 10);
+  std::vector<work_item> w;
+  t.next_work(1000, 0, 0, w);  // steps 0 and 1 open, nothing answered
+  auto saved = t.save();
+  EXPECT_EQ(saved.next_step, 0u);
+  EXPECT_EQ(saved.prompt_cursor, 0u);
+  tracker_core r(grpo_config(3, 0, 1), 10);
+  ASSERT_TRUE(r.restore(saved));
+  std::vector<work_item> again;
+  r.next_work(1000, 0, 0, again);
+  ASSERT_EQ(again.size(), w.size());
+  for (size_t i = 0; i < w.size(); ++i) EXPECT_EQ(again[i].stream, w[i].stream);
+}
+
+TEST(TrackerCoreTest, DapoDrawsExtraPromptsFromTheSameOrder) {
+  auto c = grpo_config(2, 1, 0);
+  c.strategy.kind = strategy_kind::dapo;
+  tracker_core t(c, 20);
+  std::vector<work_item> w;
+  tracker_output out;
+  std::set<uint64_t> prompts;
+  uint32_t kept = 0;
+  for (int round = 0; round < 20 && !t.generation_finished(); ++round) {
+    w.clear();
+    t.next_work(1000, 0, 0, w);
+    for (const auto& x : w) {
+      prompts.insert(x.prompt_id);
+      // Prompt 3 and above have mixed rewards; others are all wrong (dropped).
+      out.clear();
+      t.on_result(answer(x, x.prompt_id >= 3 && x.index == 0 ? 1.f : 0.f), 1, out);
+      for (const auto& g : out.finished) kept += g.group.trainable();
+    }
+  }
+  EXPECT_TRUE(t.generation_finished());
+  EXPECT_EQ(kept, 2u);
+  EXPECT_GE(prompts.size(), 2u);
+}
+
+}  // namespace
+}  // namespace adarl
