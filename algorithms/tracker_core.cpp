@@ -29,6 +29,12 @@ const tracker_core::open_step* tracker_core::find(uint64_t step) const {
   return const_cast<tracker_core*>(this)->find(step);
 }
 
+tracker_core::lease* tracker_core::lease_of(open_step& s, prompt_slot slot, uint32_t index) {
+  if (slot >= s.leases.size() || index >= s.leases[slot].size()) return nullptr;
+  lease& l = s.leases[slot][index];
+  return l.state == lease_state::none ? nullptr : &l;
+}
+
 std::vector<prompt_entry> tracker_core::draw_prompts(uint32_t n) {
   std::vector<prompt_entry> out(n);
   for (auto& e : out) {
@@ -88,7 +94,7 @@ void tracker_core::apply(open_step& s, decisions& d, bool from_start, uint64_t n
 }
 
 void tracker_core::release_barrier(open_step& s) {
-  if (s.held.empty() || !s.pending.empty() || !s.leases.empty()) return;
+  if (s.held.empty() || !s.pending.empty() || s.outstanding > 0) return;
   s.pending.insert(s.pending.end(), s.held.begin(), s.held.end());
   s.held.clear();
 }
@@ -97,8 +103,12 @@ void tracker_core::issue(open_step& s, prompt_slot slot, uint32_t index, uint64_
                          std::vector<work_item>& out) {
   const uint64_t deadline = now_ns + config_.lease_ns;
   const uint64_t key = key_of(slot, index);
-  s.leases[key] = lease{deadline, false};
-  expiries_.push_back({deadline, s.step, key});
+  if (slot >= s.leases.size()) s.leases.resize(slot + 1);
+  auto& row = s.leases[slot];
+  if (index >= row.size()) row.resize(index + 1);
+  if (row[index].state == lease_state::none) ++s.outstanding;
+  row[index] = lease{deadline, lease_state::out};
+  s.expiries.emplace_back(deadline, key);
   const uint64_t prompt = s.prompt_ids[slot];
   out.push_back({s.step, slot, index, prompt, mix_keys(config_.seed, s.step, prompt, index)});
 }
@@ -112,8 +122,8 @@ void tracker_core::next_work(uint32_t max, uint64_t learner_version, uint64_t no
     reissue_.pop_front();
     open_step* s = find(e.step);
     if (!s) continue;
-    auto it = s->leases.find(e.key);
-    if (it == s->leases.end() || !it->second.queued) continue;  // answered meanwhile
+    lease* l = lease_of(*s, prompt_slot(e.key >> 32), uint32_t(e.key));
+    if (!l || l->state != lease_state::queued) continue;  // answered meanwhile
     ++s->counters.reissued;
     issue(*s, prompt_slot(e.key >> 32), uint32_t(e.key), now_ns, out);
     ++given;
@@ -139,12 +149,13 @@ result_fate tracker_core::on_result(const work_result& r, uint64_t now_ns,
   if (!s) return result_fate::stale;
   ++s->counters.results;
   s->counters.tokens += r.tokens;
-  auto it = s->leases.find(key_of(r.slot, r.index));
-  if (it == s->leases.end()) {
+  lease* l = lease_of(*s, r.slot, r.index);
+  if (!l) {
     ++s->counters.duplicates;
     return result_fate::duplicate;
   }
-  s->leases.erase(it);
+  l->state = lease_state::none;
+  --s->outstanding;
   scratch_.clear();
   const auto status =
       s->strategy->on_result({r.slot, r.index, r.reward, r.tokens}, scratch_);
@@ -164,18 +175,18 @@ result_fate tracker_core::on_result(const work_result& r, uint64_t now_ns,
 
 uint32_t tracker_core::expire(uint64_t now_ns) {
   uint32_t n = 0;
-  while (!expiries_.empty() && expiries_.front().deadline <= now_ns) {
-    const expiry e = expiries_.front();
-    expiries_.pop_front();
-    open_step* s = find(e.step);
-    if (!s) continue;
-    auto it = s->leases.find(e.key);
-    // A lease re-issued later has a later deadline: only the newest one counts.
-    if (it == s->leases.end() || it->second.deadline != e.deadline || it->second.queued)
-      continue;
-    it->second.queued = true;
-    reissue_.push_back(e);
-    ++n;
+  // Leases have equal length, so each step's deadlines are ascending.
+  for (auto& s : steps_) {
+    while (!s.expiries.empty() && s.expiries.front().first <= now_ns) {
+      const auto [deadline, key] = s.expiries.front();
+      s.expiries.pop_front();
+      lease* l = lease_of(s, prompt_slot(key >> 32), uint32_t(key));
+      // A lease re-issued later has a later deadline: only the newest one counts.
+      if (!l || l->deadline != deadline || l->state == lease_state::queued) continue;
+      l->state = lease_state::queued;
+      reissue_.push_back({deadline, s.step, key});
+      ++n;
+    }
   }
   return n;
 }
@@ -191,7 +202,7 @@ bool tracker_core::generation_finished() const {
 
 uint64_t tracker_core::in_flight() const {
   uint64_t n = 0;
-  for (const auto& s : steps_) n += s.leases.size();
+  for (const auto& s : steps_) n += s.outstanding;
   return n;
 }
 
@@ -220,7 +231,6 @@ result<bool> tracker_core::restore(const tracker_state& st) {
   auto ok = table_.restore(st.pass_rates);
   if (!ok) return ok;
   steps_.clear();
-  expiries_.clear();
   reissue_.clear();
   next_step_ = st.next_step;
   generated_through_ = int64_t(st.next_step) - 1;

@@ -97,7 +97,8 @@ struct tracker_state {
 ///
 /// Not thread-safe (one owner: the tracker actor). next_work is O(items + open steps);
 /// on_result is O(1) plus the strategy's cost; expire is O(expired). Memory: the
-/// pass-rate table (per prompt) plus O(samples in flight) per open step.
+/// pass-rate table (per prompt) plus O(samples issued) per open step, freed when the
+/// step retires.
 class tracker_core {
  public:
   /// Precondition: validate(config.strategy) is empty, prompts > 0.
@@ -133,9 +134,10 @@ class tracker_core {
   result<bool> restore(const tracker_state& s);
 
  private:
+  enum class lease_state : uint8_t { none, out, queued };
   struct lease {
     uint64_t deadline = 0;
-    bool queued = false;  ///< Expired and waiting in `reissue_`.
+    lease_state state = lease_state::none;  ///< queued: expired, waiting in `reissue_`.
   };
   struct open_step {
     uint64_t step = 0;
@@ -143,7 +145,9 @@ class tracker_core {
     std::vector<uint64_t> prompt_ids;           ///< By slot.
     std::deque<sample_request> pending;         ///< Not yet handed out.
     std::vector<sample_request> held;           ///< sync_rounds: waiting for the barrier.
-    std::unordered_map<uint64_t, lease> leases; ///< Key slot<<32|index.
+    std::vector<std::vector<lease>> leases;     ///< By slot, then sample index.
+    uint64_t outstanding = 0;                   ///< Leases not `none`.
+    std::deque<std::pair<uint64_t, uint64_t>> expiries;  ///< (deadline, key), ascending.
     uint64_t admitted = 0;                      ///< First issues (re-issues excluded).
     bool done = false;
     step_summary summary;
@@ -157,6 +161,7 @@ class tracker_core {
 
   open_step* find(uint64_t step);
   const open_step* find(uint64_t step) const;
+  static lease* lease_of(open_step& s, prompt_slot slot, uint32_t index);
   bool open_next(uint64_t learner_version, uint64_t now_ns);
   void apply(open_step& s, decisions& d, bool from_start, uint64_t now_ns, tracker_output& out);
   void issue(open_step& s, prompt_slot slot, uint32_t index, uint64_t now_ns,
@@ -169,7 +174,6 @@ class tracker_core {
   prompt_order order_;
   pass_rate_table table_;
   std::deque<open_step> steps_;  ///< Ascending step numbers, not yet retired.
-  std::deque<expiry> expiries_;  ///< Ascending deadlines (leases have equal length).
   std::deque<expiry> reissue_;   ///< Expired requests to hand out again.
   uint64_t next_step_ = 0;
   int64_t generated_through_ = -1;

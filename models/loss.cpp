@@ -1,10 +1,17 @@
 #include "models/loss.hpp"
 
+#include <algorithm>
+
 namespace adarl {
 
 loss_result clipped_surrogate(const loss_batch& b, const loss_config& c) {
+  const double tokens = std::max(1.0, b.mask.sum().item<double>());
+  return clipped_surrogate_part(b, c, tokens);
+}
+
+loss_result clipped_surrogate_part(const loss_batch& b, const loss_config& c,
+                                   double batch_tokens) {
   const auto mask = b.mask.to(b.logp.scalar_type());
-  const auto tokens = mask.sum().clamp_min(1.0);
   const auto log_ratio =
       (b.logp - b.old_logp).clamp(-c.log_ratio_clamp, c.log_ratio_clamp);
   const auto ratio = torch::exp(log_ratio);
@@ -15,11 +22,12 @@ loss_result clipped_surrogate(const loss_batch& b, const loss_config& c) {
   per_token = torch::where(adv < 0, torch::min(per_token, -adv * c.dual_clip), per_token);
 
   loss_result r;
-  r.loss = (per_token * mask).sum() / tokens;
+  r.loss = (per_token * mask).sum() / batch_tokens;
   torch::NoGradGuard no_grad;
-  r.clip_fraction = (((clipped > unclipped).to(mask.scalar_type()) * mask).sum() / tokens)
-                        .item<double>();
-  r.mean_ratio = ((ratio * mask).sum() / tokens).item<double>();
+  r.clip_fraction =
+      ((clipped > unclipped).to(mask.scalar_type()) * mask).sum().item<double>() /
+      batch_tokens;
+  r.mean_ratio = (ratio * mask).sum().item<double>() / batch_tokens;
   return r;
 }
 

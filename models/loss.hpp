@@ -3,16 +3,9 @@
 
 #include <torch/torch.h>
 
-namespace adarl {
+#include "models/train_config.hpp"
 
-/// Clipped-surrogate parameters. Defaults: clip-higher (0.2 below, 0.28 above), dual
-/// clip c = 10 for negative advantages, log-ratio clamped to [-20, 20].
-struct loss_config {
-  double clip_low = 0.2;
-  double clip_high = 0.28;
-  double dual_clip = 10.0;
-  double log_ratio_clamp = 20.0;
-};
+namespace adarl {
 
 /// One batch of completions, token-aligned: [B, T] tensors and per-sample advantages.
 struct loss_batch {
@@ -34,6 +27,15 @@ struct loss_result {
 /// l = max(-A r, -A clip(r, 1 - low, 1 + high)), and for A < 0, min(l, -A c). With
 /// logp == old_logp (ratio 1) its gradient is REINFORCE's, -A grad logp / tokens.
 loss_result clipped_surrogate(const loss_batch& b, const loss_config& c);
+
+/// The same surrogate for one micro-batch `b` of a larger batch: the per-token losses
+/// are summed and divided by `batch_tokens`, the real-token count of the WHOLE batch,
+/// and so are the clipped-token count and the ratio sum. The micro-batches' losses
+/// (hence their gradients), clip fractions and mean ratios then add up to the whole
+/// batch's token-mean values, whatever the split. clipped_surrogate(b, c) is this with
+/// batch_tokens = b's own count. Precondition: batch_tokens > 0.
+loss_result clipped_surrogate_part(const loss_batch& b, const loss_config& c,
+                                   double batch_tokens);
 
 /// Mean per-token entropy of the distributions `logits` [B, T, V] where `mask` is
 /// true, for logging (no grad).

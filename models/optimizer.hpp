@@ -6,19 +6,9 @@
 #include <memory>
 
 #include "models/transformer.hpp"
+#include "models/train_config.hpp"
 
 namespace adarl {
-
-/// Optimizer settings of the learner.
-struct optimizer_config {
-  double lr = 1e-3;            ///< Peak learning rate.
-  double weight_decay = 0.0;   ///< AdamW decoupled weight decay.
-  double beta1 = 0.9;
-  double beta2 = 0.999;
-  double eps = 1e-8;
-  int64_t warmup_steps = 10;   ///< lr ramps linearly from lr/warmup to lr.
-  double grad_clip = 1.0;      ///< Max global gradient norm; <= 0 disables clipping.
-};
 
 /// AdamW over a model's parameters with warm-up and clipping. Not thread-safe.
 class policy_optimizer {

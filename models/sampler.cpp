@@ -1,9 +1,11 @@
 #include "models/sampler.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
 #include <numeric>
 
-#include "algorithms/random_keys.hpp"
+#include "models/decoder.hpp"
 #include "models/tokenizer.hpp"
 
 namespace adarl {
@@ -23,6 +25,36 @@ int32_t draw_token(std::vector<float> probs, float top_p, double u) {
     if (target < acc) return order[i];
   }
   return order[n - 1];
+}
+
+int32_t token_drawer::draw(const float* logp, int32_t v, float top_p, double u) {
+  probs_.resize(size_t(v));
+  for (int32_t k = 0; k < v; ++k) probs_[k] = std::exp(logp[k]);
+  sorted_.assign(probs_.begin(), probs_.end());
+  std::sort(sorted_.begin(), sorted_.end(), std::greater<float>());
+  // The same sums in the same order as draw_token, so the same rounding.
+  double kept = 0;
+  size_t n = 0;
+  while (n < sorted_.size() && (n == 0 || kept < top_p)) kept += sorted_[n++];
+  const double target = u * kept;
+  double acc = 0;
+  size_t at = n - 1;
+  for (size_t i = 0; i < n; ++i) {
+    acc += sorted_[i];
+    if (target < acc) {
+      at = i;
+      break;
+    }
+  }
+  // The drawn value may be shared by several ids: draw_token's stable sort puts them in
+  // id order, so pick the (rank among equals)-th id holding it.
+  const float value = sorted_[at];
+  size_t rank = at;
+  while (rank > 0 && sorted_[rank - 1] == value) --rank;
+  rank = at - rank;
+  for (int32_t k = 0; k < v; ++k)
+    if (probs_[k] == value && rank-- == 0) return k;
+  return 0;  // unreachable: `value` is one of probs_
 }
 
 namespace {
@@ -53,52 +85,23 @@ std::vector<sample_output> sample_batch(transformer& model,
                                         const sampling_params& params) {
   std::vector<sample_output> out(jobs.size());
   if (jobs.empty()) return out;
-  c10::InferenceMode guard;
-  std::vector<std::vector<int32_t>> prompts;
-  for (const auto& j : jobs) prompts.push_back(j.prompt);
-  auto [tokens, mask] = left_pad(prompts);
-  const auto device = model->parameters().front().device();
-  tokens = tokens.to(device);
-  mask = mask.to(device);
-  const int64_t room = model->config().max_len - tokens.size(1);
-  const int64_t steps = std::min<int64_t>(params.max_new_tokens, std::max<int64_t>(room, 0));
-
-  kv_cache cache;
-  auto logits = model->prefill(tokens, mask, cache);
-  std::vector<bool> done(jobs.size(), steps == 0);
-  for (int64_t t = 0; t < steps; ++t) {
-    // Sampling decisions are made on the CPU, per row, from its own random stream.
-    auto logp = torch::log_softmax(logits.to(torch::kFloat) / params.temperature, -1)
-                    .to(torch::kCPU)
-                    .contiguous();
-    const auto v = logp.size(1);
-    auto lp = logp.accessor<float, 2>();
-    auto next = torch::full({int64_t(jobs.size())}, tokenizer::pad, torch::kLong);
-    auto nx = next.accessor<int64_t, 1>();
-    bool any = false;
-    for (size_t i = 0; i < jobs.size(); ++i) {
-      if (done[i]) continue;
-      int32_t tok = 0;
-      if (params.greedy) {
-        for (int32_t k = 1; k < v; ++k)
-          if (lp[i][k] > lp[i][tok]) tok = k;
-      } else {
-        std::vector<float> probs(v);
-        for (int32_t k = 0; k < v; ++k) probs[k] = std::exp(lp[i][k]);
-        tok = draw_token(std::move(probs), params.top_p,
-                         keyed_uniform(jobs[i].stream, uint64_t(t), 0, 0));
-      }
-      out[i].tokens.push_back(tok);
-      out[i].logprobs.push_back(lp[i][tok]);
-      nx[i] = tok;
-      if (tok == tokenizer::eos) {
-        out[i].ended = true;
-        done[i] = true;
-      }
-      any = any || !done[i];
+  // Rows beyond the decoder's slots join as others finish: same tokens, bounded memory.
+  decoder dec(model, uint32_t(std::min<size_t>(jobs.size(), sample_batch_max_rows)), params);
+  std::vector<size_t> job_of(dec.capacity());
+  std::vector<decoded_row> done;
+  size_t next = 0, returned = 0;
+  while (returned < jobs.size()) {
+    for (; next < jobs.size() && dec.active() < dec.capacity(); ++next)
+      job_of[dec.admit(jobs[next].prompt, jobs[next].stream, params.greedy)] = next;
+    done.clear();
+    dec.step(done);
+    for (auto& r : done) {
+      auto& o = out[job_of[r.slot]];
+      o.tokens = std::move(r.tokens);
+      o.logprobs = std::move(r.logprobs);
+      o.ended = r.ended;
     }
-    if (!any || t + 1 == steps) break;
-    logits = model->step(next.to(device), cache);
+    returned += done.size();
   }
   return out;
 }

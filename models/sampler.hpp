@@ -1,20 +1,14 @@
 #pragma once
 // Batched sampling with a KV cache, and log-probs of given completions (LibTorch).
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "models/transformer.hpp"
+#include "models/train_config.hpp"
 
 namespace adarl {
-
-/// How completions are drawn.
-struct sampling_params {
-  float temperature = 1.f;      ///< Logits are divided by this (> 0).
-  float top_p = 1.f;            ///< Nucleus: smallest set of tokens with mass >= top_p.
-  int32_t max_new_tokens = 32;  ///< Completion length cap (also capped by max_len).
-  bool greedy = false;          ///< Argmax instead of sampling (evaluation).
-};
 
 /// One completion to draw: the prompt's token ids and its random stream, a key derived
 /// from (seed, step, prompt id, sample index) by the caller (algorithms/random_keys.hpp).
@@ -30,12 +24,16 @@ struct sample_output {
   bool ended = false;             ///< True when the end token was drawn.
 };
 
-/// Draws one completion per job in one batch: prompts are left-padded, prefilled once,
-/// then decoded token by token with the cache until every row drew the end token or
-/// reached its length cap. Token t of a job uses the uniform number keyed by
-/// (stream, t), so a completion does not depend on the rest of the batch up to
-/// floating-point summation order (see the determinism test). Runs under
-/// InferenceMode; not thread-safe for one model. O(max_new_tokens * batch * cost).
+/// Most rows sample_batch decodes together; further jobs join as rows finish.
+inline constexpr size_t sample_batch_max_rows = 256;
+
+/// Draws one completion per job with the continuous-batching decoder (models/decoder.hpp):
+/// prompts are prefilled together, then decoded token by token until each row drew the
+/// end token or reached its cap, min(max_new_tokens, max_len - its prompt length).
+/// Token t of a job uses the uniform number keyed by (stream, t), so a completion does
+/// not depend on the rest of the batch up to floating-point summation order (see the
+/// determinism test). Runs under InferenceMode; not thread-safe for one model.
+/// O(max_new_tokens * batch * cost).
 std::vector<sample_output> sample_batch(transformer& model,
                                         const std::vector<sample_job>& jobs,
                                         const sampling_params& params);
@@ -49,8 +47,40 @@ torch::Tensor completion_logprobs(transformer& model,
                                   const std::vector<std::vector<int32_t>>& completions,
                                   float temperature, torch::Tensor& mask);
 
+/// What the learner needs of completions under the current weights, from one forward
+/// pass (models/logprobs.cpp).
+struct completion_scores {
+  torch::Tensor logp;    ///< [B, Cmax] float log-probs, zeros past each end; grad flows
+                         ///< unless the caller disables it.
+  torch::Tensor logits;  ///< [B, Cmax, V] logits / temperature that predicted each
+                         ///< completion token (detached: for entropy logging).
+  torch::Tensor mask;    ///< [B, Cmax] bool: true on real completion tokens.
+};
+
+/// completion_logprobs plus the tempered logits behind each log-prob, so the learner
+/// logs the entropy without a second forward pass. Same padding and positions as
+/// completion_logprobs (the log-probs agree with it); not thread-safe for one model.
+/// O(B * (prompt + completion) * cost).
+completion_scores score_completions(transformer& model,
+                                    const std::vector<std::vector<int32_t>>& prompts,
+                                    const std::vector<std::vector<int32_t>>& completions,
+                                    float temperature);
+
 /// Index drawn from `probs` (sums to 1) by inverse CDF at `u` in [0, 1), after keeping
 /// the smallest top-probability set with mass >= top_p. Pure; O(V log V).
 int32_t draw_token(std::vector<float> probs, float top_p, double u);
+
+/// draw_token for the decoding loop: the same index for the same probabilities, top_p
+/// and u, but it keeps its buffers between calls and sorts plain floats instead of
+/// indices (ties are resolved in id order as draw_token's stable sort does).
+/// One per thread; O(V log V) without allocation once warm.
+class token_drawer {
+ public:
+  /// Draws from probabilities exp(logp[0..v)) and returns the token id.
+  int32_t draw(const float* logp, int32_t v, float top_p, double u);
+
+ private:
+  std::vector<float> probs_, sorted_;
+};
 
 }  // namespace adarl

@@ -1,5 +1,6 @@
 #include "models/simulated_policy.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -142,6 +143,197 @@ void simulated_policy::adam_step(double skill_grad,
   skill_ += stats.skill_delta;
   for (size_t x = 0; x < adjust_.size(); ++x)
     adjust_[x] += step(grad_[x], adjust_m_[x], adjust_v_[x], config_.adam_prompt_lr);
+}
+
+// serialize()/parse(): whitespace-separated "key value" pairs in a fixed order; a
+// vector is "key count v1 ... vcount". The text ends with "end", so truncation shows.
+namespace {
+
+constexpr std::string_view policy_magic = "adarl-sim-policy";
+constexpr uint64_t policy_format = 1;
+
+void put(std::string& out, std::string_view key, double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  out.append(key).append(" ").append(buf).append("\n");
+}
+
+void put(std::string& out, std::string_view key, uint64_t v) {
+  out.append(key).append(" ").append(std::to_string(v)).append("\n");
+}
+
+void put(std::string& out, std::string_view key, const std::vector<double>& v) {
+  out.append(key).append(" ").append(std::to_string(v.size()));
+  char buf[40];
+  for (double x : v) {
+    std::snprintf(buf, sizeof buf, " %.17g", x);
+    out.append(buf);
+  }
+  out.append("\n");
+}
+
+/// Reads the tokens of serialize()'s text in order; the first failure sticks.
+class policy_reader {
+ public:
+  explicit policy_reader(std::string_view text) : text_(text) {}
+
+  const std::string& failure() const { return failure_; }
+  bool ok() const { return failure_.empty(); }
+
+  /// Expects the literal `word` next.
+  void expect(std::string_view word) {
+    if (!ok()) return;
+    const auto t = next();
+    if (t != word) fail("expected \"" + std::string(word) + "\", got " + shown(t));
+  }
+
+  double real(std::string_view key) {
+    expect(key);
+    if (!ok()) return 0;
+    const std::string t(next());
+    char* end = nullptr;
+    const double v = t.empty() ? 0 : std::strtod(t.c_str(), &end);
+    if (t.empty() || end != t.c_str() + t.size())
+      fail(std::string(key) + ": expected a number, got " + shown(t));
+    return v;
+  }
+
+  uint64_t count(std::string_view key) {
+    if (!ok()) return 0;
+    const std::string t(next());
+    char* end = nullptr;
+    const bool digits =
+        !t.empty() && t.find_first_not_of("0123456789") == std::string::npos;
+    const uint64_t v = digits ? std::strtoull(t.c_str(), &end, 10) : 0;
+    if (!digits || end != t.c_str() + t.size() || t.size() > 19)
+      fail(std::string(key) + ": expected a non-negative integer, got " + shown(t));
+    return v;
+  }
+
+  uint64_t integer(std::string_view key) {
+    expect(key);
+    return count(key);
+  }
+
+  std::vector<double> reals(std::string_view key) {
+    expect(key);
+    const uint64_t n = count(key);
+    std::vector<double> v;
+    // A corrupt count must not allocate: each value takes at least two bytes.
+    if (!ok() || n > (text_.size() - pos_) / 2 + 1) {
+      if (ok()) fail(std::string(key) + ": " + std::to_string(n) + " values do not fit");
+      return v;
+    }
+    v.reserve(n);
+    for (uint64_t i = 0; i < n && ok(); ++i) {
+      const std::string t(next());
+      char* end = nullptr;
+      const double x = t.empty() ? 0 : std::strtod(t.c_str(), &end);
+      if (t.empty() || end != t.c_str() + t.size())
+        fail(std::string(key) + "[" + std::to_string(i) + "]: expected a number, got " +
+             shown(t));
+      v.push_back(x);
+    }
+    return v;
+  }
+
+  std::string_view word(std::string_view key) {
+    expect(key);
+    return ok() ? next() : std::string_view{};
+  }
+
+  void fail(std::string message) {
+    if (ok()) failure_ = std::move(message);
+  }
+
+ private:
+  std::string_view next() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_])))
+      ++pos_;
+    const size_t begin = pos_;
+    while (pos_ < text_.size() && !std::isspace(static_cast<unsigned char>(text_[pos_])))
+      ++pos_;
+    return text_.substr(begin, pos_ - begin);
+  }
+
+  static std::string shown(std::string_view t) {
+    if (t.empty()) return "the end of the text";
+    return "\"" + std::string(t.substr(0, 40)) + "\"";
+  }
+
+  std::string_view text_;
+  size_t pos_ = 0;
+  std::string failure_;
+};
+
+}  // namespace
+
+std::string simulated_policy::serialize() const {
+  std::string out;
+  put(out, policy_magic, policy_format);
+  out.append("optimizer ").append(sim_optimizer_name(config_.optimizer)).append("\n");
+  put(out, "mean_logit", config_.mean_logit);
+  put(out, "sd_logit", config_.sd_logit);
+  put(out, "shared_lr", config_.shared_lr);
+  put(out, "prompt_lr", config_.prompt_lr);
+  put(out, "adam_shared_lr", config_.adam_shared_lr);
+  put(out, "adam_prompt_lr", config_.adam_prompt_lr);
+  put(out, "sample_seed", seed_);
+  put(out, "skill", skill_);
+  put(out, "difficulty", difficulty_);
+  put(out, "adjust", adjust_);
+  put(out, "held_out", held_out_);
+  put(out, "adam_steps", adam_steps_);
+  put(out, "skill_m", skill_m_);
+  put(out, "skill_v", skill_v_);
+  put(out, "adjust_m", adjust_m_);
+  put(out, "adjust_v", adjust_v_);
+  out.append("end\n");
+  return out;
+}
+
+result<simulated_policy> simulated_policy::parse(std::string_view text) {
+  policy_reader r(text);
+  simulated_policy p;
+  if (r.integer(policy_magic) != policy_format && r.ok())
+    r.fail(std::string(policy_magic) + ": unsupported format version");
+  const auto name = r.word("optimizer");
+  if (r.ok()) {
+    if (auto o = parse_sim_optimizer(name))
+      p.config_.optimizer = *o;
+    else
+      r.fail("optimizer: expected \"adam\" or \"sgd\", got \"" + std::string(name) +
+             "\"");
+  }
+  p.config_.mean_logit = r.real("mean_logit");
+  p.config_.sd_logit = r.real("sd_logit");
+  p.config_.shared_lr = r.real("shared_lr");
+  p.config_.prompt_lr = r.real("prompt_lr");
+  p.config_.adam_shared_lr = r.real("adam_shared_lr");
+  p.config_.adam_prompt_lr = r.real("adam_prompt_lr");
+  p.seed_ = r.integer("sample_seed");
+  p.skill_ = r.real("skill");
+  p.difficulty_ = r.reals("difficulty");
+  p.adjust_ = r.reals("adjust");
+  p.held_out_ = r.reals("held_out");
+  p.adam_steps_ = r.integer("adam_steps");
+  p.skill_m_ = r.real("skill_m");
+  p.skill_v_ = r.real("skill_v");
+  p.adjust_m_ = r.reals("adjust_m");
+  p.adjust_v_ = r.reals("adjust_v");
+  r.expect("end");
+  if (!r.ok()) return error{r.failure()};
+  // The invariants update() relies on (it indexes these vectors by prompt id).
+  const size_t n = p.difficulty_.size();
+  if (p.adjust_.size() != n)
+    return error{"adjust: expected " + std::to_string(n) +
+                 " values (one per prompt), got " + std::to_string(p.adjust_.size())};
+  const bool adam = p.config_.optimizer == sim_optimizer::adam;
+  for (const auto* moments : {&p.adjust_m_, &p.adjust_v_})
+    if (moments->size() != n && (adam || !moments->empty()))
+      return error{"adjust_m/adjust_v: expected " + std::to_string(n) +
+                   " values (one per prompt), got " + std::to_string(moments->size())};
+  return p;
 }
 
 }  // namespace adarl

@@ -4,11 +4,13 @@
 #include <optional>
 #include <random>
 #include <span>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "algorithms/random_keys.hpp"
+#include "algorithms/result.hpp"
 #include "algorithms/step_types.hpp"
 
 namespace adarl {
@@ -103,7 +105,19 @@ class simulated_policy {
   /// and step count included, as a learner skips a step without a loss.
   sim_update_stats update(std::span<const finished_group> groups);
 
+  /// The whole state as text: config, sample seed, skill, adjustments, difficulties,
+  /// held-out difficulties, Adam moments and step count. Doubles are written with 17
+  /// significant digits, so parse(serialize()) restores every value bit for bit.
+  /// O(prompts + held_out).
+  std::string serialize() const;
+  /// Reads serialize()'s text. Malformed, truncated or inconsistent text (a missing
+  /// key, a bad number, sizes that disagree, no final "end") is an error saying what
+  /// was expected; never a crash. O(length).
+  static result<simulated_policy> parse(std::string_view text);
+
  private:
+  simulated_policy() = default;  // For parse().
+
   /// One Adam step from the token-mean gradients (see update()).
   void adam_step(double skill_grad,
                  std::span<const std::pair<uint64_t, double>> per_prompt, double kept,

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "algorithms/result.hpp"
+#include "models/engine.hpp"
 #include "models/transformer.hpp"
 
 namespace adarl {
@@ -17,8 +18,9 @@ namespace adarl {
 /// The parameters of one policy version, immutable once made. In process it travels
 /// as std::shared_ptr<const weight_snapshot>, so every generator reads the same tensors
 /// without a copy; across processes it travels as serialize()'s bytes.
-struct weight_snapshot {
-  uint64_t version = 0;
+/// The version lives in the base (policy_weights), so generation engines take it as
+/// weights_ptr.
+struct weight_snapshot : policy_weights {
   std::vector<std::pair<std::string, torch::Tensor>> params;  ///< Name, CPU float32.
 };
 

@@ -19,6 +19,14 @@ struct kv_cache {
   torch::Tensor next_position;   ///< [B] int64: position id of each row's next token.
 };
 
+/// Preallocated keys and values of a continuous-batching decoder: one slot per row,
+/// each with its own length (the caller tracks it). Positions past a slot's length hold
+/// stale but finite values that attention masks out.
+struct slot_cache {
+  std::vector<torch::Tensor> k;  ///< Per layer: [capacity, heads, max_len, head_dim].
+  std::vector<torch::Tensor> v;
+};
+
 /// One pre-LayerNorm block: x + attn(ln1(x)), then x + mlp(ln2(x)).
 class block_impl : public torch::nn::Module {
  public:
@@ -27,8 +35,19 @@ class block_impl : public torch::nn::Module {
   /// keys and values are appended to it and attention covers the whole cache.
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& bias,
                         torch::Tensor* k_cache, torch::Tensor* v_cache);
+  /// One new token for each of rows 0..N-1 of a slot cache: x [N, 1, D]; its key and
+  /// value are written at `positions` [N] of k_slots/v_slots [N, heads, max_len, Dh]
+  /// (views of the first N slots), then attention covers keys [0, key_len) under
+  /// `bias` [N, 1, 1, key_len]. O(N * (params + key_len * D)).
+  torch::Tensor decode(const torch::Tensor& x, const torch::Tensor& bias,
+                       torch::Tensor& k_slots, torch::Tensor& v_slots,
+                       const torch::Tensor& positions, int64_t key_len);
 
  private:
+  // Attention of q [B, H, Tq, Dh] over k, v [B, H, Tk, Dh], then the MLP.
+  torch::Tensor attend(const torch::Tensor& x, const torch::Tensor& q, const torch::Tensor& k,
+                       const torch::Tensor& v, const torch::Tensor& bias);
+
   int64_t heads_, head_dim_;
   torch::nn::LayerNorm ln1_{nullptr}, ln2_{nullptr};
   torch::nn::Linear qkv_{nullptr}, out_{nullptr}, fc1_{nullptr}, fc2_{nullptr};
@@ -50,11 +69,26 @@ class transformer_impl : public torch::nn::Module {
   /// Appends one token per row [B] and returns its logits [B, V].
   torch::Tensor step(const torch::Tensor& tokens, kv_cache& cache);
 
+  /// A zeroed slot cache of `capacity` rows of max_len positions on the model's device.
+  slot_cache make_slot_cache(int64_t capacity);
+  /// Prefills right-padded prompts tokens [M, P] int64 (row i real on [0, lengths[i]))
+  /// into slots [M] int64 of `cache` (positions [0, P) of those slots are written) and
+  /// returns the logits [M, V] of each row's last real token. P <= max_len.
+  torch::Tensor prefill_slots(const torch::Tensor& tokens, const torch::Tensor& lengths,
+                              const torch::Tensor& slots, slot_cache& cache);
+  /// Feeds one token per slot 0..N-1 (tokens [N], at positions [N] int64): writes its
+  /// key and value at that position and attends over the slot's keys [0, position].
+  /// key_len > max(positions) bounds the keys read. Returns logits [N, V].
+  torch::Tensor step_slots(const torch::Tensor& tokens, const torch::Tensor& positions,
+                           int64_t key_len, slot_cache& cache);
+
   const model_config& config() const { return config_; }
 
  private:
   torch::Tensor run(const torch::Tensor& tokens, const torch::Tensor& positions,
                     const torch::Tensor& bias, kv_cache* cache);
+  // Final LayerNorm and output projection of hidden states [..., D].
+  torch::Tensor head(const torch::Tensor& x);
 
   model_config config_;
   torch::nn::Embedding tok_{nullptr}, pos_{nullptr};

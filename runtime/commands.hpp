@@ -19,5 +19,7 @@ void add_tasks_command(CLI::App& app, int& exit_code);
 /// `adarl sft`: supervised warm start of the built-in policy (runtime/sft_command.cpp;
 /// links LibTorch, in adarl_torch_jobs).
 void add_sft_command(CLI::App& app, int& exit_code);
+/// `adarl run`: the actor pipeline end to end (runtime/run_command.cpp; links LibTorch).
+void add_run_command(CLI::App& app, int& exit_code);
 
 }  // namespace adarl

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   adarl::add_simulate_command(app, exit_code);
   adarl::add_tasks_command(app, exit_code);
   adarl::add_sft_command(app, exit_code);
+  adarl::add_run_command(app, exit_code);
   CLI11_PARSE(app, argc, argv);
   return exit_code;
 }

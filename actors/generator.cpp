@@ -1,0 +1,149 @@
+#include "actors/generator.hpp"
+
+#include <caf/all.hpp>
+
+#include <chrono>
+#include <deque>
+#include <unordered_map>
+
+namespace adarl {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point t) {
+  return std::chrono::duration<double>(clock_type::now() - t).count();
+}
+
+struct generator_state {
+  generator_setup setup;
+  std::unique_ptr<generation_engine> engine;
+  std::deque<work_order> queue;                       ///< Received, not yet admitted.
+  std::unordered_map<uint64_t, work_order> active;    ///< By ticket.
+  std::vector<generation_result> finished;
+  uint64_t next_ticket = 0;
+  size_t next_verifier = 0;
+  bool decode_scheduled = false;
+  double busy = 0;                                    ///< Since the last load report.
+  uint64_t tokens = 0;
+  clock_type::time_point report_start = clock_type::now();
+  static inline const char* name = "generator";
+};
+
+using self_ptr = generator_actor::stateful_pointer<generator_state>;
+
+/// Fills free engine slots from the queue with the orders the current weights may draw
+/// (an order for a newer version than the engine's waits for its weights).
+void admit(self_ptr self) {
+  auto& st = self->state;
+  const auto t0 = clock_type::now();
+  const uint64_t version = st.engine->version();
+  for (auto it = st.queue.begin();
+       it != st.queue.end() && st.engine->active() < st.engine->capacity();) {
+    if (it->min_version > version) {
+      ++it;
+      continue;
+    }
+    const work_order o = *it;
+    it = st.queue.erase(it);
+    generation_job job;
+    job.ticket = st.next_ticket++;
+    job.prompt_id = o.prompt_id;
+    if (o.prompt_id < st.setup.prompts->rows.size())
+      job.prompt = st.setup.prompts->rows[o.prompt_id].tokens;
+    job.stream = o.stream;
+    job.greedy = o.greedy;
+    st.active.emplace(job.ticket, o);
+    st.engine->admit(std::move(job));
+  }
+  st.busy += seconds_since(t0);
+  if (st.engine->active() > 0 && !st.decode_scheduled) {
+    st.decode_scheduled = true;
+    self->send(self, decode_atom::value);
+  }
+}
+
+void report_load(self_ptr self) {
+  auto& st = self->state;
+  const double wall = seconds_since(st.report_start);
+  if (wall < st.setup.load_report_seconds) return;
+  self->send(st.setup.metrics, load_atom::value,
+             generator_load{st.setup.index, st.busy, wall, st.tokens});
+  st.busy = 0;
+  st.tokens = 0;
+  st.report_start = clock_type::now();
+}
+
+void decode(self_ptr self) {
+  auto& st = self->state;
+  st.decode_scheduled = false;
+  st.finished.clear();
+  const auto t0 = clock_type::now();
+  st.engine->step(st.finished);
+  st.busy += seconds_since(t0);
+  if (!st.finished.empty()) {
+    std::vector<completion> batch;
+    batch.reserve(st.finished.size());
+    for (auto& r : st.finished) {
+      auto it = st.active.find(r.ticket);
+      if (it == st.active.end()) continue;
+      completion c;
+      c.order = it->second;
+      st.active.erase(it);
+      st.tokens += r.tokens.size();
+      c.tokens = std::move(r.tokens);
+      c.logprobs = std::move(r.logprobs);
+      c.ended = r.ended;
+      c.version = r.version;
+      batch.push_back(std::move(c));
+    }
+    const auto n = uint32_t(batch.size());
+    const auto& v = st.setup.verifiers;
+    self->send(v[st.next_verifier++ % v.size()], verify_atom::value, std::move(batch));
+    self->send(st.setup.tracker, credit_atom::value, n, generator_actor{self});
+  }
+  admit(self);
+  report_load(self);
+}
+
+generator_actor::behavior_type generator_fun(self_ptr self, generator_setup setup) {
+  auto& st = self->state;
+  auto engine = setup.make_engine();
+  st.setup = std::move(setup);
+  if (!engine) {
+    caf::anon_send(st.setup.supervisor, "generator " + std::to_string(st.setup.index) + ": " +
+                                        engine.err().message);
+    self->quit();
+    return {[](work_atom, std::vector<work_order>&) {}, [](weights_atom, weights_ptr) {},
+            [](decode_atom) {}};
+  }
+  st.engine = std::move(*engine);
+  const uint32_t cap = st.engine->capacity();
+  const uint32_t credit = cap + (st.setup.prefetch ? st.setup.prefetch : cap);
+  self->send(st.setup.tracker, credit_atom::value, credit, generator_actor{self});
+  return {
+      [=](work_atom, std::vector<work_order>& orders) {
+        auto& q = self->state.queue;
+        q.insert(q.end(), orders.begin(), orders.end());
+        admit(self);
+      },
+      [=](weights_atom, weights_ptr w) {
+        auto ok = self->state.engine->load(w);
+        if (ok) admit(self);  // orders waiting for these weights may start
+        if (!ok)
+          caf::anon_send(self->state.setup.supervisor,
+                     "generator " + std::to_string(self->state.setup.index) +
+                         ": cannot load weights: " + ok.err().message);
+      },
+      [=](decode_atom) { decode(self); },
+  };
+}
+
+}  // namespace
+
+generator_actor spawn_generator(caf::actor_system& sys, generator_setup setup) {
+  return sys.spawn<caf::detached>(generator_fun, std::move(setup));
+}
+
+}  // namespace adarl

@@ -1,0 +1,49 @@
+#pragma once
+// The learner actor: one optimizer step per complete step batch (detached).
+
+#include <caf/fwd.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "actors/prompt_table.hpp"
+#include "messages/interfaces.hpp"
+
+namespace adarl {
+
+/// Builds the learner's engine on the learner's own thread.
+using learner_engine_factory = std::function<result<std::unique_ptr<learner_engine>>()>;
+
+/// What the learner is spawned with.
+struct learner_setup {
+  learner_engine_factory make_engine;
+  prompt_table_ptr prompts;
+  tracker_actor tracker;
+  std::vector<generator_actor> generators;
+  evaluator_actor evaluator;
+  metrics_actor metrics;
+  caf::actor supervisor;           ///< Gets (done_atom, version) at the end, or an error string.
+  uint64_t steps = 1;              ///< Train this many steps (versions), then stop.
+  uint64_t checkpoint_every = 0;   ///< 0 = at the end only.
+  uint64_t eval_every = 0;         ///< 0 = before the first and after the last step only.
+  bool exact_lag = false;          ///< Deterministic mode: publish v + 1 only once the
+  uint32_t max_lag = 1;            ///< generation of step v + max_lag is complete.
+  std::string checkpoint_dir;      ///< OUT/checkpoints.
+  std::string resume_from;         ///< A checkpoint directory to restore ("" = none).
+};
+
+/// Name of the checkpoint directory of a version: step-000042.
+std::string checkpoint_name(uint64_t version);
+
+/// Spawns the detached learner. At start it restores (when asked), publishes its weights
+/// to every generator and its version to the tracker, and evaluates. Groups of step t
+/// accumulate until t's report arrives and every earlier step is trained; then it
+/// trains, publishes, reports the step record to the metrics sink, evaluates and
+/// checkpoints when due. After the last step: a final evaluation, a checkpoint, and
+/// (done_atom, version) to the supervisor.
+learner_actor spawn_learner(caf::actor_system& sys, learner_setup setup);
+
+}  // namespace adarl

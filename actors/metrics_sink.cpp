@@ -1,0 +1,199 @@
+#include "actors/metrics_sink.hpp"
+
+#include <caf/all.hpp>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "algorithms/step_types.hpp"
+
+namespace adarl {
+
+namespace {
+const char* const exit_keys[] = {"pos", "balance", "fallback_missing_positives",
+                                 "fallback_missing_negatives", "uniform", "allocated",
+                                 "dropped"};
+// The scalar columns of metrics.csv, as JSON pointers into a step line.
+const char* const csv_columns[] = {
+    "step", "policy_version", "real_reward", "zero_gradient_fraction", "samples",
+    "tokens", "cumulative_samples", "cumulative_tokens", "samples_per_prompt_mean",
+    "samples_per_prompt_max", "lag_mean", "lag_max", "loss", "grad_norm", "entropy",
+    "clip_fraction", "generator_busy", "time_generation", "time_train", "time_wait",
+    "time_publish", "time_step", "elapsed", "heldout_greedy", "heldout_sampled"};
+}  // namespace
+
+nlohmann::json step_json(const step_record& r, const metrics_totals& t,
+                         const std::optional<eval_report>& eval) {
+  const step_report& s = r.sampling;
+  nlohmann::json j;
+  j["step"] = s.step;
+  j["policy_version"] = r.policy_version;
+  j["real_reward"] = s.real_reward;
+  j["zero_gradient_fraction"] = s.trainable ? double(s.zero_gradient) / s.trainable : 0.0;
+  j["prompts"] = s.prompts;
+  j["samples"] = s.samples;
+  j["tokens"] = s.tokens;
+  j["cumulative_samples"] = t.samples;
+  j["cumulative_tokens"] = t.tokens;
+  j["results"] = s.results;
+  j["duplicates"] = s.duplicates;
+  j["reissued"] = s.reissued;
+  j["kept_samples"] = s.kept_samples;
+  j["samples_per_prompt_mean"] = s.prompts ? double(s.samples) / s.prompts : 0.0;
+  j["samples_per_prompt_max"] = s.max_samples;
+  j["rounds"] = s.rounds;
+  nlohmann::json exits = nlohmann::json::object();
+  for (size_t k = 0; k < std::size(exit_keys); ++k)
+    exits[exit_keys[k]] = k < s.exits.size() ? s.exits[k] : 0u;
+  j["exits"] = exits;
+  j["lag_mean"] = s.lag_mean;
+  j["lag_max"] = s.lag_max;
+  j["loss"] = r.loss;
+  j["grad_norm"] = r.grad_norm;
+  j["entropy"] = r.entropy;
+  j["clip_fraction"] = r.clip_fraction;
+  j["trained_samples"] = r.trained_samples;
+  j["trained_tokens"] = r.trained_tokens;
+  j["generator_busy"] = t.load_wall_seconds > 0 ? t.busy_seconds / t.load_wall_seconds : 0.0;
+  j["time_generation"] = s.generation_seconds;
+  j["time_train"] = r.train_seconds;
+  j["time_wait"] = r.wait_seconds;
+  j["time_publish"] = r.publish_seconds;
+  j["time_step"] = r.wall_seconds;
+  j["elapsed"] = r.elapsed_seconds;
+  nlohmann::json reasons = nlohmann::json::object();
+  for (size_t k = 0; k < s.zero_reasons.size() && k < s.zero_counts.size(); ++k)
+    reasons[s.zero_reasons[k]] = s.zero_counts[k];
+  j["zero_reward_reasons"] = reasons;
+  if (eval) {
+    j["heldout_version"] = eval->version;
+    if (eval->greedy_accuracy >= 0) j["heldout_greedy"] = eval->greedy_accuracy;
+    if (eval->sampled_accuracy >= 0) j["heldout_sampled"] = eval->sampled_accuracy;
+  }
+  return j;
+}
+
+nlohmann::json eval_json(const eval_report& e) {
+  nlohmann::json j;
+  j["version"] = e.version;
+  j["prompts"] = e.prompts;
+  if (e.greedy_accuracy >= 0) j["greedy"] = e.greedy_accuracy;
+  if (e.sampled_accuracy >= 0) j["sampled"] = e.sampled_accuracy;
+  j["level_prompts"] = e.level_prompts;
+  j["level_accuracy"] = e.level_greedy;
+  j["prompt_greedy"] = e.prompt_greedy;
+  j["prompt_sampled"] = e.prompt_sampled;
+  j["seconds"] = e.seconds;
+  return j;
+}
+
+std::string csv_header() {
+  std::string h;
+  for (const char* c : csv_columns) h += (h.empty() ? "" : ",") + std::string(c);
+  return h;
+}
+
+std::string csv_row(const nlohmann::json& line) {
+  std::string row;
+  bool first = true;
+  for (const char* c : csv_columns) {
+    if (!first) row += ",";
+    first = false;
+    if (line.contains(c)) row += line[c].dump();  // absent (no evaluation): empty cell
+  }
+  return row;
+}
+
+std::string progress_line(const nlohmann::json& line, uint64_t total_steps,
+                          double last_accuracy) {
+  const double elapsed = line.value("elapsed", 0.0);
+  const uint64_t done = line.value("policy_version", uint64_t(0));
+  const double rate = elapsed > 0 ? line.value("cumulative_samples", 0.0) / elapsed : 0.0;
+  const double eta = done ? elapsed / double(done) * double(total_steps - std::min(done, total_steps)) : 0.0;
+  char buf[200];
+  std::snprintf(buf, sizeof buf,
+                "step %llu/%llu  reward %.3f  heldout %s  zero-grad %.2f  %.0f samples/s  ETA %.0fs",
+                static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_steps),
+                line.value("real_reward", 0.0),
+                last_accuracy >= 0 ? std::to_string(last_accuracy).substr(0, 5).c_str() : "-",
+                line.value("zero_gradient_fraction", 0.0), rate, eta);
+  return buf;
+}
+
+namespace {
+
+struct metrics_state {
+  metrics_setup setup;
+  std::ofstream jsonl, csv, evals;
+  metrics_totals totals;
+  std::optional<eval_report> pending_eval;
+  double last_accuracy = -1;
+  bool tty = false;
+  static inline const char* name = "metrics";
+};
+
+using self_ptr = metrics_actor::stateful_pointer<metrics_state>;
+
+metrics_actor::behavior_type metrics_fun(self_ptr self, metrics_setup setup) {
+  auto& st = self->state;
+  std::error_code ec;
+  std::filesystem::create_directories(setup.dir, ec);
+  const auto mode = setup.append ? std::ios::app : std::ios::trunc;
+  const bool fresh_csv = !setup.append || !std::filesystem::exists(setup.dir + "/metrics.csv");
+  st.jsonl.open(setup.dir + "/metrics.jsonl", std::ios::out | mode);
+  st.csv.open(setup.dir + "/metrics.csv", std::ios::out | mode);
+  st.evals.open(setup.dir + "/eval.jsonl", std::ios::out | mode);
+  if (fresh_csv) st.csv << csv_header() << "\n";
+  st.tty = setup.progress && isatty(STDERR_FILENO);
+  st.setup = std::move(setup);
+  return {
+      [=](record_atom, const step_record& r) {
+        auto& s = self->state;
+        s.totals.samples += r.sampling.samples;
+        s.totals.tokens += r.sampling.tokens;
+        s.totals.results += r.sampling.results;
+        const auto line = step_json(r, s.totals, s.pending_eval);
+        s.pending_eval.reset();
+        s.totals.busy_seconds = s.totals.load_wall_seconds = 0;
+        s.jsonl << line.dump() << "\n";
+        s.csv << csv_row(line) << "\n";
+        s.jsonl.flush();
+        s.csv.flush();
+        if (s.tty)
+          std::fprintf(stderr, "\r%s\033[K",
+                       progress_line(line, s.setup.total_steps, s.last_accuracy).c_str());
+      },
+      [=](eval_atom, const eval_report& e) {
+        auto& s = self->state;
+        s.evals << eval_json(e).dump() << "\n";
+        s.evals.flush();
+        s.last_accuracy = e.greedy_accuracy >= 0 ? e.greedy_accuracy : e.sampled_accuracy;
+        s.pending_eval = e;
+      },
+      [=](load_atom, const generator_load& l) {
+        self->state.totals.busy_seconds += l.busy_seconds;
+        self->state.totals.load_wall_seconds += l.wall_seconds;
+      },
+      [=](flush_atom) -> bool {
+        auto& s = self->state;
+        s.jsonl.flush();
+        s.csv.flush();
+        s.evals.flush();
+        if (s.tty) std::fprintf(stderr, "\n");
+        return bool(s.jsonl) && bool(s.csv) && bool(s.evals);
+      },
+  };
+}
+
+}  // namespace
+
+metrics_actor spawn_metrics(caf::actor_system& sys, metrics_setup setup) {
+  return sys.spawn(metrics_fun, std::move(setup));
+}
+
+}  // namespace adarl

@@ -1,0 +1,271 @@
+#include "actors/tracker.hpp"
+
+#include <caf/all.hpp>
+
+#include <chrono>
+#include <deque>
+#include <fstream>
+#include <map>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+
+#include "algorithms/random_keys.hpp"
+
+namespace adarl {
+
+namespace {
+
+uint64_t now_ns() {
+  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::steady_clock::now().time_since_epoch())
+                      .count());
+}
+
+uint64_t sample_key(uint32_t slot, uint32_t index) { return (uint64_t(slot) << 32) | index; }
+
+/// A generator with credit left.
+struct credit_line {
+  generator_actor handle;
+  uint32_t credit = 0;
+};
+
+struct tracker_state_t {
+  tracker_setup setup;
+  std::unique_ptr<tracker_core> core;
+  learner_actor learner;
+  evaluator_actor evaluator;
+  std::vector<credit_line> generators;
+  std::unordered_map<caf::actor_addr, size_t> generator_index;  ///< Into `generators`.
+  std::deque<size_t> ready;                        ///< Generators with credit (indices).
+  std::deque<work_order> eval_queue;
+  uint64_t learner_version = 0;
+  /// Accepted samples waiting for their group, per step, keyed slot<<32|index.
+  std::map<uint64_t, std::unordered_map<uint64_t, completion>> store;
+  std::map<uint64_t, std::map<std::string, uint32_t>> zero_reasons;
+  tracker_output out;
+  std::vector<work_item> items;
+  static inline const char* name = "tracker";
+};
+
+using self_ptr = tracker_actor::stateful_pointer<tracker_state_t>;
+
+step_report make_report(const tracker_state_t& st, uint64_t step) {
+  step_report r;
+  r.step = step;
+  if (const step_summary* s = st.core->summary(step)) {
+    r.prompts = s->prompts;
+    r.trainable = s->trainable;
+    r.zero_gradient = s->zero_gradient;
+    r.samples = s->samples;
+    r.tokens = s->tokens;
+    r.kept_samples = s->kept_samples;
+    r.max_samples = s->max_samples;
+    r.real_reward = s->real_reward();
+    r.exits.assign(s->exits.begin(), s->exits.end());
+    r.rounds = s->rounds;
+  }
+  if (const step_counters* c = st.core->counters(step)) {
+    r.results = c->results;
+    r.result_tokens = c->tokens;
+    r.duplicates = c->duplicates;
+    r.reissued = c->reissued;
+    r.lag_mean = r.samples ? double(c->lag_sum) / double(r.samples) : 0.0;
+    r.lag_max = c->lag_max;
+    r.generation_seconds = double(c->done_ns - c->opened_ns) * 1e-9;
+  }
+  if (auto it = st.zero_reasons.find(step); it != st.zero_reasons.end())
+    for (const auto& [reason, n] : it->second) {
+      r.zero_reasons.push_back(reason);
+      r.zero_counts.push_back(n);
+    }
+  return r;
+}
+
+/// Hands out work to generators with credit until either runs out.
+void dispatch(self_ptr self) {
+  auto& st = self->state;
+  if (!st.learner) return;  // not connected yet: nothing may finish before it is
+  const uint64_t now = now_ns();
+  while (!st.ready.empty()) {
+    credit_line& g = st.generators[st.ready.front()];
+    std::vector<work_order> batch;
+    while (batch.size() < g.credit && !st.eval_queue.empty()) {
+      batch.push_back(st.eval_queue.front());
+      st.eval_queue.pop_front();
+    }
+    if (batch.size() < g.credit) {
+      st.items.clear();
+      st.core->next_work(g.credit - uint32_t(batch.size()), st.learner_version, now,
+                         st.items);
+      const uint64_t lag = st.setup.core.lag.max_lag;
+      for (const auto& w : st.items)
+        batch.push_back({w.step, w.slot, w.index, w.prompt_id, w.stream, 0, false,
+                         w.step > lag ? w.step - lag : 0});
+    }
+    if (batch.empty()) return;  // no work now: credit stays for later
+    g.credit -= uint32_t(batch.size());
+    if (g.credit == 0) st.ready.pop_front();
+    self->send(g.handle, work_atom::value, std::move(batch));
+  }
+}
+
+/// Moves the kept samples of finished groups to the learner, then step reports.
+void deliver(self_ptr self) {
+  auto& st = self->state;
+  for (auto& sg : st.out.finished) {
+    const finished_group& g = sg.group;
+    auto& pool = st.store[sg.step];
+    train_group tg;
+    tg.step = sg.step;
+    tg.slot = g.slot;
+    tg.prompt_id = g.prompt_id;
+    tg.trainable = g.trainable();
+    for (size_t i = 0; i < g.kept.size(); ++i) {
+      auto it = pool.find(sample_key(g.slot, g.kept[i]));
+      if (it == pool.end()) continue;  // cannot happen: kept samples were accepted
+      tg.advantages.push_back(g.advantages[i] * g.weight);
+      tg.samples.push_back(std::move(it->second));
+    }
+    for (uint32_t i = 0; i < g.samples_used; ++i) pool.erase(sample_key(g.slot, i));
+    self->send(st.learner, group_atom::value, std::move(tg));
+  }
+  for (uint64_t step : st.out.steps_done) {
+    self->send(st.learner, ready_atom::value, make_report(st, step));
+    st.store.erase(step);
+  }
+  st.out.clear();
+}
+
+void on_scored(self_ptr self, std::vector<completion>& batch) {
+  auto& st = self->state;
+  std::vector<completion> eval;
+  const uint64_t now = now_ns();
+  for (auto& c : batch) {
+    if (c.order.eval_round != 0) {
+      eval.push_back(std::move(c));
+      continue;
+    }
+    const work_result r{c.order.step, c.order.slot, c.order.index, c.reward,
+                        uint32_t(c.tokens.size()), c.version};
+    if (st.core->on_result(r, now, st.out) != result_fate::accepted) continue;
+    if (c.reward <= 0.f) ++st.zero_reasons[r.step][c.reason.empty() ? "zero" : c.reason];
+    // The group may have finished with this very sample: store before delivering.
+    const uint64_t step = r.step;
+    const uint64_t key = sample_key(r.slot, r.index);
+    st.store[step].emplace(key, std::move(c));
+    deliver(self);
+  }
+  if (!eval.empty() && st.evaluator) self->send(st.evaluator, scored_atom::value, std::move(eval));
+  dispatch(self);
+}
+
+tracker_actor::behavior_type tracker_fun(self_ptr self, tracker_setup setup) {
+  auto& st = self->state;
+  st.core = std::make_unique<tracker_core>(setup.core, setup.prompts->train);
+  if (setup.restore) st.core->restore(*setup.restore);  // validated by the loader
+  st.learner_version = setup.restore ? setup.restore->next_step : 0;
+  st.setup = std::move(setup);
+  const uint64_t tick = st.setup.tick_ns ? st.setup.tick_ns : st.setup.core.lease_ns / 4;
+  self->delayed_send(self, std::chrono::nanoseconds(tick), tick_atom::value);
+  return {
+      [=](credit_atom, uint32_t n, generator_actor g) {
+        auto& s = self->state;
+        auto [it, fresh] = s.generator_index.emplace(g.address(), s.generators.size());
+        const size_t i = it->second;
+        if (fresh) s.generators.push_back({g, 0});
+        if (s.generators[i].credit == 0 && n > 0) s.ready.push_back(i);
+        s.generators[i].credit += n;
+        dispatch(self);
+      },
+      [=](scored_atom, std::vector<completion>& batch) { on_scored(self, batch); },
+      [=](version_atom, uint64_t v) {
+        auto& s = self->state;
+        s.learner_version = std::max(s.learner_version, v);
+        s.core->retire_through(v);
+        s.zero_reasons.erase(s.zero_reasons.begin(), s.zero_reasons.lower_bound(v));
+        dispatch(self);
+      },
+      [=](eval_atom, uint32_t round, uint64_t version) -> uint32_t {
+        auto& s = self->state;
+        const auto& t = *s.setup.prompts;
+        uint32_t n = 0;
+        for (uint32_t h = 0; h < t.held_out(); ++h) {
+          const uint64_t id = t.train + h;
+          if (s.setup.eval_greedy) {
+            s.eval_queue.push_back(eval_order(s.setup.core.seed, round, version, h, id, 0, true));
+            ++n;
+          }
+          for (uint32_t k = 1; k <= s.setup.eval_samples; ++k, ++n)
+            s.eval_queue.push_back(eval_order(s.setup.core.seed, round, version, h, id, k, false));
+        }
+        dispatch(self);
+        return n;
+      },
+      [=](tick_atom) {
+        self->state.core->expire(now_ns());
+        dispatch(self);
+        self->delayed_send(self, std::chrono::nanoseconds(tick), tick_atom::value);
+      },
+      [=](save_atom, const std::string& path) -> bool {
+        return save_tracker_state(self->state.core->save(), path).ok();
+      },
+      [=](start_atom, learner_actor l, evaluator_actor e) {
+        self->state.learner = std::move(l);
+        self->state.evaluator = std::move(e);
+        dispatch(self);
+      },
+  };
+}
+
+}  // namespace
+
+result<bool> save_tracker_state(const tracker_state& s, const std::string& path) {
+  nlohmann::json j;
+  j["next_step"] = s.next_step;
+  j["prompt_cursor"] = s.prompt_cursor;
+  auto rows = nlohmann::json::array();
+  for (const auto& r : s.pass_rates) rows.push_back({r.prompt, r.counts.n_tot, r.counts.n_pos});
+  j["pass_rates"] = std::move(rows);
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp);
+    if (!(f << j.dump())) return error{path + ": cannot write the tracker state"};
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    return error{path + ": cannot rename the tracker state into place"};
+  return true;
+}
+
+result<tracker_state> load_tracker_state(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) return error{path + ": cannot open the tracker state"};
+  tracker_state s;
+  try {
+    const auto j = nlohmann::json::parse(f);
+    s.next_step = j.at("next_step").get<uint64_t>();
+    s.prompt_cursor = j.at("prompt_cursor").get<uint64_t>();
+    for (const auto& r : j.at("pass_rates"))
+      s.pass_rates.push_back({r.at(0).get<uint64_t>(), {r.at(1).get<float>(), r.at(2).get<float>()}});
+  } catch (const std::exception& e) {
+    return error{path + ": corrupt tracker state (" + e.what() + ")"};
+  }
+  // The table's own checks (negative or inconsistent counts, duplicates).
+  pass_rate_table probe;
+  if (auto ok = probe.restore(s.pass_rates); !ok) return error{path + ": " + ok.err().message};
+  return s;
+}
+
+
+work_order eval_order(uint64_t seed, uint32_t round, uint64_t version, uint32_t held_index,
+                      uint64_t prompt_id, uint32_t index, bool greedy) {
+  // A constant folded into the seed keeps evaluation streams apart from training's.
+  const uint64_t stream = mix_keys(seed ^ 0x5eed'e7a1'0000'0000ull, version, prompt_id, index);
+  return {version, held_index, index, prompt_id, stream, round, greedy, version};
+}
+
+tracker_actor spawn_tracker(caf::actor_system& sys, tracker_setup setup) {
+  return sys.spawn(tracker_fun, std::move(setup));
+}
+
+}  // namespace adarl

@@ -1,0 +1,56 @@
+#include "actors/verifier.hpp"
+
+#include <caf/all.hpp>
+#include <tbb/parallel_for.h>
+
+namespace adarl {
+
+void score(const verifier_setup& s, completion& c) {
+  c.reward = 0.f;
+  c.reason.clear();
+  if (c.order.prompt_id >= s.prompts->rows.size()) {
+    c.reason = "unknown_prompt";
+    return;
+  }
+  const task_item& item = s.prompts->rows[c.order.prompt_id].item;
+  auto v = s.registry->find(item.verifier);
+  if (!v) {
+    c.reason = "unknown_verifier";
+    return;
+  }
+  try {
+    const verdict d = (*v)->verify(item, s.tok->decode(c.tokens));
+    c.reward = d.reward;
+    c.reason = d.reward > 0.f ? std::string() : (d.reason.empty() ? "wrong" : d.reason);
+  } catch (...) {  // verifiers promise not to throw; a broken one costs a zero reward
+    c.reward = 0.f;
+    c.reason = "verifier_error";
+  }
+}
+
+namespace {
+
+struct verifier_state {
+  static inline const char* name = "verifier";
+};
+
+verifier_actor::behavior_type verifier_fun(verifier_actor::stateful_pointer<verifier_state> self,
+                                           verifier_setup setup) {
+  return {
+      [=](verify_atom, std::vector<completion>& batch) {
+        if (batch.size() > 1)
+          tbb::parallel_for(size_t(0), batch.size(), [&](size_t i) { score(setup, batch[i]); });
+        else
+          for (auto& c : batch) score(setup, c);
+        self->send(setup.tracker, scored_atom::value, std::move(batch));
+      },
+  };
+}
+
+}  // namespace
+
+verifier_actor spawn_verifier(caf::actor_system& sys, verifier_setup setup) {
+  return sys.spawn<caf::detached>(verifier_fun, std::move(setup));
+}
+
+}  // namespace adarl

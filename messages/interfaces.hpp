@@ -1,0 +1,104 @@
+#pragma once
+// The typed interfaces of every pipeline actor (CAF 0.17.6), with their atoms. One
+// header, a comment per handler: what it does and what it replies.
+
+#include <caf/allowed_unsafe_message_type.hpp>
+#include <caf/atom.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "messages/messages.hpp"
+#include "models/engine.hpp"
+
+// Weight snapshots travel in process only, as a shared pointer to immutable memory: one
+// copy for all generators. Across processes runtime/ sends their bytes instead.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(adarl::weights_ptr)
+
+namespace adarl {
+
+using work_atom = caf::atom_constant<caf::atom("work")>;
+using weights_atom = caf::atom_constant<caf::atom("weights")>;
+using decode_atom = caf::atom_constant<caf::atom("decode")>;
+using verify_atom = caf::atom_constant<caf::atom("verify")>;
+using scored_atom = caf::atom_constant<caf::atom("scored")>;
+using credit_atom = caf::atom_constant<caf::atom("credit")>;
+using version_atom = caf::atom_constant<caf::atom("version")>;
+using group_atom = caf::atom_constant<caf::atom("group")>;
+using ready_atom = caf::atom_constant<caf::atom("ready")>;
+using eval_atom = caf::atom_constant<caf::atom("eval")>;
+using tick_atom = caf::atom_constant<caf::atom("tick")>;
+using save_atom = caf::atom_constant<caf::atom("save")>;
+using record_atom = caf::atom_constant<caf::atom("record")>;
+using load_atom = caf::atom_constant<caf::atom("load")>;
+using stop_atom = caf::atom_constant<caf::atom("stop")>;
+using done_atom = caf::atom_constant<caf::atom("done")>;
+using start_atom = caf::atom_constant<caf::atom("start")>;
+using flush_atom = caf::atom_constant<caf::atom("flush")>;
+
+/// A generator: owns a policy replica, pulls work with credits, decodes continuously.
+using generator_actor = caf::typed_actor<
+    // New orders, never more than the credit it announced; admitted as slots free up.
+    caf::reacts_to<work_atom, std::vector<work_order>>,
+    // New weights; applied between decoding steps. Rows in flight continue with them.
+    caf::reacts_to<weights_atom, weights_ptr>,
+    // Internal: one decoding step of every active row, then scheduled again if busy.
+    caf::reacts_to<decode_atom>>;
+
+/// A verifier: scores completions with their task's verifier and passes them on.
+using verifier_actor = caf::typed_actor<
+    // Scores a batch (reward and reason filled in) and sends it to the tracker; a
+    // verifier failure is a zero reward with a reason, never an error.
+    caf::reacts_to<verify_atom, std::vector<completion>>>;
+
+/// The metrics sink: JSONL and CSV per step, the progress line.
+using metrics_actor = caf::typed_actor<
+    // One training step: appended to metrics.jsonl and metrics.csv.
+    caf::reacts_to<record_atom, step_record>,
+    // A held-out evaluation: appended to eval.jsonl; joins the next step line.
+    caf::reacts_to<eval_atom, eval_report>,
+    // A generator's busy time since its previous report.
+    caf::reacts_to<load_atom, generator_load>,
+    // Flushes the files; replies true when written.
+    caf::replies_to<flush_atom>::with<bool>>;
+
+/// The evaluator: tallies held-out completions into accuracy.
+using evaluator_actor = caf::typed_actor<
+    // Runs an evaluation of the policy at a version; replies with its report once every
+    // held-out completion is scored (and sends it to the metrics sink).
+    caf::replies_to<eval_atom, uint64_t>::with<eval_report>,
+    // Scored held-out completions, routed here by the tracker.
+    caf::reacts_to<scored_atom, std::vector<completion>>>;
+
+/// The learner: trains one step per complete batch, publishes weights.
+using learner_actor = caf::typed_actor<
+    // A finished group of a step (sent before that step's ready message).
+    caf::reacts_to<group_atom, train_group>,
+    // A step's generation is complete: train it when every earlier step is trained.
+    caf::reacts_to<ready_atom, step_report>,
+    // Stops after the current step: writes a checkpoint; replies with the version saved.
+    caf::replies_to<stop_atom>::with<uint64_t>>;
+
+/// The tracker: the difficulty tracker driving the strategy (algorithms/tracker_core).
+using tracker_actor = caf::typed_actor<
+    // A generator can take `n` more orders; work is pushed to it as it becomes available.
+    caf::reacts_to<credit_atom, uint32_t, generator_actor>,
+    // Scored completions: training ones feed the strategy, evaluation ones go to the
+    // evaluator.
+    caf::reacts_to<scored_atom, std::vector<completion>>,
+    // The learner reached a version: the lag gate opens, trained steps are dropped.
+    caf::reacts_to<version_atom, uint64_t>,
+    // Queues an evaluation round (id, version) over the held-out prompts; replies with
+    // the number of orders queued.
+    caf::replies_to<eval_atom, uint32_t, uint64_t>::with<uint32_t>,
+    // Lease check: re-issues expired requests (self-scheduled).
+    caf::reacts_to<tick_atom>,
+    // Writes the persistent state (pass rates, prompt cursor) to a file; replies true.
+    caf::replies_to<save_atom, std::string>::with<bool>,
+    // Connects the learner and the evaluator (spawned after the tracker).
+    caf::reacts_to<start_atom, learner_actor, evaluator_actor>>;
+
+}  // namespace adarl

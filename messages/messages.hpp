@@ -1,0 +1,161 @@
+#pragma once
+// The messages of the actor pipeline, one type per hop (DESIGN.md "Data flow").
+// Plain aggregates with an inspect() naming every field, so that CAF can copy, print
+// and serialize them. A reader can follow one sample from request to gradient:
+// work_order -> completion (scored) -> train_group -> step_record.
+
+#include <caf/meta/type_name.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "algorithms/step_types.hpp"
+
+namespace adarl {
+
+/// tracker -> generator: draw one completion.
+struct work_order {
+  uint64_t step = 0;        ///< Training step (or, for evaluation, the policy version).
+  uint32_t slot = 0;        ///< Prompt slot within the step.
+  uint32_t index = 0;       ///< Sample index within the prompt's pool.
+  uint64_t prompt_id = 0;   ///< Row of the prompt table.
+  uint64_t stream = 0;      ///< Random stream (seed, step, prompt, index).
+  uint32_t eval_round = 0;  ///< 0 = training; otherwise the evaluation it belongs to.
+  bool greedy = false;      ///< Argmax decoding (evaluation).
+  uint64_t min_version = 0; ///< Oldest policy version allowed to draw it (the lag bound):
+                            ///< a generator with older weights holds it until new ones.
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, work_order& x) {
+  return f(caf::meta::type_name("work_order"), x.step, x.slot, x.index, x.prompt_id,
+           x.stream, x.eval_round, x.greedy, x.min_version);
+}
+
+/// generator -> verifier -> tracker: a drawn completion, scored by the verifier.
+struct completion {
+  work_order order;
+  std::vector<int32_t> tokens;    ///< Completion ids (end token included if drawn).
+  std::vector<float> logprobs;    ///< Behaviour log-prob per token.
+  bool ended = false;             ///< The end token was drawn.
+  uint64_t version = 0;           ///< Policy version that drew it.
+  float reward = 0.f;             ///< Set by the verifier.
+  std::string reason;             ///< Why the reward is 0 (verifier reason code).
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, completion& x) {
+  return f(caf::meta::type_name("completion"), x.order, x.tokens, x.logprobs, x.ended,
+           x.version, x.reward, x.reason);
+}
+
+/// tracker -> learner: a finished group with the samples the learner trains on.
+struct train_group {
+  uint64_t step = 0;
+  uint32_t slot = 0;                ///< Prompt slot in the step (the batch's order).
+  uint64_t prompt_id = 0;
+  bool trainable = true;            ///< False for DAPO's dropped groups.
+  std::vector<float> advantages;    ///< Per kept sample, already times the weight.
+  std::vector<completion> samples;  ///< The kept samples, in kept order.
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, train_group& x) {
+  return f(caf::meta::type_name("train_group"), x.step, x.slot, x.prompt_id, x.trainable,
+           x.advantages, x.samples);
+}
+
+/// tracker -> learner: a step's generation is complete; its sampling statistics.
+struct step_report {
+  uint64_t step = 0;
+  uint32_t prompts = 0;
+  uint32_t trainable = 0;
+  uint32_t zero_gradient = 0;
+  uint64_t samples = 0;             ///< Accepted samples (whole pools).
+  uint64_t tokens = 0;              ///< Generated tokens of accepted samples.
+  uint64_t results = 0;             ///< Results received, duplicates included.
+  uint64_t result_tokens = 0;       ///< Tokens of all results received (compute spent).
+  uint64_t kept_samples = 0;
+  uint32_t max_samples = 0;         ///< Largest pool of one prompt.
+  double real_reward = 0;           ///< Mean first-round reward.
+  std::vector<uint32_t> exits;      ///< Count per exit_kind.
+  std::vector<uint32_t> rounds;     ///< rounds[r] = groups that used r rounds.
+  uint64_t duplicates = 0;
+  uint64_t reissued = 0;
+  double lag_mean = 0;
+  uint64_t lag_max = 0;
+  double generation_seconds = 0;    ///< Step opened -> generation complete.
+  std::vector<std::string> zero_reasons;  ///< Reason codes of zero rewards ...
+  std::vector<uint32_t> zero_counts;      ///< ... and how often each occurred.
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, step_report& x) {
+  return f(caf::meta::type_name("step_report"), x.step, x.prompts, x.trainable,
+           x.zero_gradient, x.samples, x.tokens, x.results, x.result_tokens,
+           x.kept_samples, x.max_samples, x.real_reward, x.exits, x.rounds, x.duplicates,
+           x.reissued, x.lag_mean, x.lag_max, x.generation_seconds, x.zero_reasons,
+           x.zero_counts);
+}
+
+/// evaluator -> metrics sink: held-out accuracy at one policy version.
+struct eval_report {
+  uint64_t version = 0;
+  uint32_t prompts = 0;
+  double greedy_accuracy = -1;      ///< Share of held-out prompts solved greedily; -1 = not run.
+  double sampled_accuracy = -1;     ///< Mean reward of the sampled completions; -1 = not run.
+  std::vector<uint32_t> level_prompts;   ///< Per difficulty level (index 0 = unknown).
+  std::vector<double> level_greedy;      ///< Greedy accuracy per level.
+  std::vector<float> prompt_greedy;      ///< Greedy reward per held-out prompt (in order).
+  std::vector<float> prompt_sampled;     ///< Mean sampled reward per held-out prompt.
+  double seconds = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, eval_report& x) {
+  return f(caf::meta::type_name("eval_report"), x.version, x.prompts, x.greedy_accuracy,
+           x.sampled_accuracy, x.level_prompts, x.level_greedy, x.prompt_greedy,
+           x.prompt_sampled, x.seconds);
+}
+
+/// learner -> metrics sink: one training step, everything the JSONL line holds.
+struct step_record {
+  step_report sampling;
+  uint64_t policy_version = 0;      ///< Version after the step.
+  double loss = 0;
+  double grad_norm = 0;
+  double entropy = 0;
+  double clip_fraction = 0;
+  uint64_t trained_samples = 0;
+  uint64_t trained_tokens = 0;
+  double train_seconds = 0;         ///< Optimizer step.
+  double wait_seconds = 0;          ///< Learner idle, waiting for the step's data.
+  double publish_seconds = 0;       ///< Snapshot and broadcast.
+  double wall_seconds = 0;          ///< Since the previous step finished.
+  double elapsed_seconds = 0;       ///< Since the run started.
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, step_record& x) {
+  return f(caf::meta::type_name("step_record"), x.sampling, x.policy_version, x.loss,
+           x.grad_norm, x.entropy, x.clip_fraction, x.trained_samples, x.trained_tokens,
+           x.train_seconds, x.wait_seconds, x.publish_seconds, x.wall_seconds,
+           x.elapsed_seconds);
+}
+
+/// generator -> metrics sink: busy time since its previous report.
+struct generator_load {
+  uint32_t generator = 0;
+  double busy_seconds = 0;          ///< In engine calls (prefill and decode).
+  double wall_seconds = 0;          ///< Since the previous report.
+  uint64_t tokens = 0;              ///< Tokens generated in that time.
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, generator_load& x) {
+  return f(caf::meta::type_name("generator_load"), x.generator, x.busy_seconds,
+           x.wall_seconds, x.tokens);
+}
+
+}  // namespace adarl

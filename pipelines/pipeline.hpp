@@ -1,0 +1,55 @@
+#pragma once
+// Builds a running pipeline from a config: spawns and wires the actors, waits for the
+// end (or a stop request), shuts down cleanly. Torch-free: the engines come from
+// factories (runtime/ passes the LibTorch ones, tests the simulated ones).
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+
+#include "actors/prompt_table.hpp"
+#include "algorithms/result.hpp"
+#include "models/engine.hpp"
+#include "pipelines/pipeline_config.hpp"
+
+namespace adarl {
+
+/// How the engines of a run are built (each on its actor's own thread).
+struct engine_factories {
+  std::function<result<std::unique_ptr<generation_engine>>(uint32_t generator)> generator;
+  std::function<result<std::unique_ptr<learner_engine>>()> learner;
+};
+
+/// Options of one run beyond its config.
+struct run_options {
+  std::string resume_from;                  ///< A checkpoint directory (step-N) or "".
+  const std::atomic<bool>* stop = nullptr;  ///< Set (e.g. by SIGINT) to stop cleanly.
+  std::ostream* log = nullptr;              ///< Start-up and warning lines.
+};
+
+/// How a run ended.
+struct run_outcome {
+  uint64_t version = 0;        ///< Learner version at the end (steps trained).
+  bool interrupted = false;    ///< Stopped by `stop` before the last step.
+  std::string checkpoint;      ///< The last checkpoint written.
+  uint32_t warnings = 0;       ///< Non-fatal problems reported by actors (logged).
+};
+
+/// The checkpoint a resumed run continues from: DIR itself when it holds tracker.json,
+/// else the one DIR/checkpoints/latest names. An error names what is missing.
+result<std::string> resolve_checkpoint(const std::string& dir);
+
+/// Runs the pipeline to its last step (or until `stop`). Output goes to config.out:
+/// metrics.jsonl, metrics.csv, eval.jsonl, checkpoints/. Blocks the caller. Fatal
+/// problems (the learner cannot start, every generator failed) are errors.
+result<run_outcome> run_pipeline(const pipeline_config& config, prompt_table_ptr prompts,
+                                 const engine_factories& engines, const run_options& options);
+
+/// The simulated engines for a config whose policy kind is simulated: the world's
+/// answers are the prompt table's reference answers.
+engine_factories sim_factories(const pipeline_config& config, prompt_table_ptr prompts);
+
+}  // namespace adarl

@@ -1,0 +1,89 @@
+#pragma once
+// Everything one `adarl run` reads from its YAML document (configs/*.yaml document
+// every key). Torch-free and CAF-free: loaded and validated before anything starts.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "algorithms/tracker_core.hpp"
+#include "models/model_config.hpp"
+#include "models/sim_engines.hpp"
+#include "models/train_config.hpp"
+
+namespace adarl {
+
+/// Which policy the pipeline trains.
+enum class policy_kind {
+  transformer,  ///< The built-in LibTorch transformer (models/).
+  simulated,    ///< The simulated policy (no model; tests, benches, scale runs).
+};
+
+/// `model:` and `sft:` - the policy and its warm start.
+struct policy_section {
+  policy_kind kind = policy_kind::transformer;
+  model_config model;              ///< vocab_size comes from the tokenizer.
+  std::string device = "cpu";      ///< Learner device; "cpu" or "cuda:N".
+  std::string base_checkpoint;     ///< Start RL from this; "" = SFT warm start (cached).
+  // SFT warm start (used when base_checkpoint is empty; see configs/sft.yaml).
+  int64_t sft_steps = 600;
+  int64_t sft_batch_size = 32;
+  double sft_lr = 3e-3;
+  uint32_t sft_count = 4000;       ///< Training items generated for SFT.
+  sim_model_config sim;            ///< kind: simulated.
+};
+
+/// `tasks:` - where the prompts come from.
+struct tasks_section {
+  std::string suite = "mixed";     ///< Built-in suite (tasks/suites.hpp) unless dataset.
+  std::string dataset;             ///< JSONL file of tasks instead of a suite.
+  uint32_t train = 512;            ///< Training prompts generated from the suite.
+  uint32_t held_out = 128;         ///< Held-out prompts (evaluation only).
+  std::vector<double> difficulty_mix{1, 1, 1, 1, 1};  ///< Weights of levels 1..5.
+};
+
+/// `actors:` - how many of each and how big.
+struct actors_section {
+  uint32_t generators = 1;
+  uint32_t generator_capacity = 64;  ///< Rows a generator decodes together.
+  int32_t generator_threads = 1;     ///< Torch threads per generator.
+  uint32_t verifiers = 1;
+  int32_t learner_threads = 1;       ///< Torch threads of the learner.
+  uint32_t scheduler_threads = 2;    ///< CAF scheduler workers (cooperative actors).
+  /// Simulated generators only; capacity is set from generator_capacity. (Qualified
+  /// because the member has its type's name.)
+  adarl::sim_latency sim_latency;
+};
+
+/// `learner:`
+struct learner_section {
+  optimizer_config optimizer;
+  loss_config loss;
+  uint32_t micro_batch = 64;
+  uint64_t checkpoint_every = 0;     ///< Steps between checkpoints; 0 = at the end only.
+};
+
+/// `eval:` - held-out accuracy every `every` steps.
+struct eval_section {
+  uint64_t every = 0;                ///< 0 = only before the first and after the last step.
+  bool greedy = true;                ///< One greedy sample per held-out prompt.
+  uint32_t samples = 0;              ///< Sampled completions per held-out prompt (mean@k).
+};
+
+/// The whole run.
+struct pipeline_config {
+  std::string name;                  ///< From the file name (metrics and reports).
+  policy_section policy;
+  tasks_section tasks;
+  tracker_config tracker;            ///< `strategy:` and `tracker:` (steps, lag, lease...).
+  sampling_params sampling;          ///< `sampling:` temperature, top_p, max_new_tokens.
+  actors_section actors;
+  learner_section learner;
+  eval_section eval;
+  std::string out = "runs/run";      ///< Output directory.
+  uint64_t seed = 1;
+  bool deterministic = false;        ///< Exact lag (DESIGN.md "Determinism").
+  bool progress = true;              ///< One-line progress display on a terminal.
+};
+
+}  // namespace adarl

@@ -1,0 +1,338 @@
+#include "runtime/pipeline_reader.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <concepts>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <sstream>
+
+#include "models/tokenizer.hpp"
+#include "runtime/config_reader.hpp"
+#include "runtime/sim_reader.hpp"
+#include "runtime/strategy_reader.hpp"
+#include "tasks/suites.hpp"
+
+namespace adarl {
+namespace {
+
+std::string text(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+std::string text(std::integral auto v) {
+  return std::to_string(v);
+}
+
+/// Records `expected ..., got "value"` for `key` unless `ok`.
+template <class T>
+void expect(config_map& m, const std::string& key, bool ok, const std::string& what,
+            T value) {
+  if (!ok) m.fail(key, "expected " + what + ", got \"" + text(value) + "\"");
+}
+
+// Reads an integer key into a signed or narrower field (config_map reads unsigned).
+template <class T>
+void get_int(config_map& m, const std::string& key, T& field, uint32_t min) {
+  uint64_t v = static_cast<uint64_t>(field);
+  const auto before = m.errors()->messages.size();
+  m.get(key, v, min);
+  if (m.errors()->messages.size() != before) return;
+  if (v > static_cast<uint64_t>(std::numeric_limits<T>::max()))
+    return m.fail(key, "expected an integer up to " +
+                           std::to_string(std::numeric_limits<T>::max()) + ", got \"" +
+                           std::to_string(v) + "\"");
+  field = static_cast<T>(v);
+}
+
+bool is_device(const std::string& d) {
+  if (d == "cpu") return true;
+  if (d.rfind("cuda:", 0) != 0 || d.size() == 5 || d.size() > 8) return false;
+  return std::all_of(d.begin() + 5, d.end(),
+                     [](char ch) { return ch >= '0' && ch <= '9'; });
+}
+
+void read_shape(config_map& m, model_config& s) {
+  get_int(m, "d_model", s.d_model, 1);
+  get_int(m, "n_layers", s.n_layers, 1);
+  get_int(m, "n_heads", s.n_heads, 1);
+  get_int(m, "d_ff", s.d_ff, 1);
+  get_int(m, "max_len", s.max_len, 2);
+  m.get("tied_output", s.tied_output);
+  s.vocab_size =
+      static_cast<int32_t>(tokenizer::default_charset().size()) + tokenizer::num_special;
+  const std::pair<const char*, int32_t> values[] = {
+      {"vocab_size", s.vocab_size}, {"d_model", s.d_model}, {"n_layers", s.n_layers},
+      {"n_heads", s.n_heads},       {"d_ff", s.d_ff},       {"max_len", s.max_len}};
+  for (const auto& p : s.problems()) {
+    const auto colon = p.find(": ");
+    const std::string key = p.substr(0, colon);
+    std::string what = colon == std::string::npos ? p : p.substr(colon + 2);
+    for (const auto& [k, v] : values)
+      if (key == k) what += ", got \"" + std::to_string(v) + "\"";
+    m.fail(key, what);
+  }
+}
+
+void read_model(config_map m, policy_section& c) {
+  if (m.has("kind")) {
+    std::string kind;
+    const auto before = m.errors()->messages.size();
+    m.get("kind", kind);
+    if (kind == "transformer")
+      c.kind = policy_kind::transformer;
+    else if (kind == "simulated")
+      c.kind = policy_kind::simulated;
+    else if (m.errors()->messages.size() == before)
+      m.fail("kind", "expected transformer or simulated, got \"" + kind + "\"");
+  } else {
+    m.allow("kind");
+  }
+  read_shape(m, c.model);
+  m.get("device", c.device);
+  if (!is_device(c.device))
+    m.fail("device", "expected cpu or cuda:N, got \"" + c.device + "\"");
+  m.get("base_checkpoint", c.base_checkpoint);
+  if (!c.base_checkpoint.empty() && !std::filesystem::exists(c.base_checkpoint))
+    m.fail("base_checkpoint", "expected an existing checkpoint, got \"" +
+                                  c.base_checkpoint + "\" (not found)");
+  read_sim_model(m.child("sim"), c.sim);
+  m.finish();
+}
+
+void read_sft(config_map m, policy_section& c) {
+  get_int(m, "steps", c.sft_steps, 1);
+  get_int(m, "batch_size", c.sft_batch_size, 1);
+  m.get("lr", c.sft_lr);
+  expect(m, "lr", c.sft_lr > 0, "a positive number", c.sft_lr);
+  m.get("count", c.sft_count, 1);
+  m.finish();
+}
+
+void read_tasks(config_map m, tasks_section& c) {
+  m.get("suite", c.suite);
+  m.get("dataset", c.dataset);
+  m.get("train", c.train, 1);
+  m.get("held_out", c.held_out);
+  m.get("difficulty_mix", c.difficulty_mix);
+  if (c.dataset.empty()) {
+    const auto names = suite_names();
+    if (std::find(names.begin(), names.end(), c.suite) == names.end()) {
+      std::string known;
+      for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+      m.fail("suite",
+             "expected one of " + known + " (or a dataset), got \"" + c.suite + "\"");
+    }
+  } else if (!std::filesystem::is_regular_file(c.dataset)) {
+    m.fail("dataset",
+           "expected an existing JSONL file, got \"" + c.dataset + "\" (not found)");
+  }
+  double total = 0;
+  for (double w : c.difficulty_mix) total += w;
+  const bool nonneg = std::all_of(c.difficulty_mix.begin(), c.difficulty_mix.end(),
+                                  [](double w) { return w >= 0; });
+  if (c.difficulty_mix.size() > 5 || !nonneg || !(total > 0))
+    m.fail("difficulty_mix",
+           "expected up to 5 weights >= 0 (levels 1..5) with a positive sum");
+  m.finish();
+}
+
+void read_tracker(config_map m, pipeline_config& c) {
+  auto& t = c.tracker;
+  m.get("prompts_per_step", t.prompts_per_step, 1);
+  m.get("steps", t.steps, 1);
+  // tracker_config's 0 means "no limit"; a pipeline run must end, so the key is required.
+  if (t.steps == 0 && !m.has("steps"))
+    m.fail("steps", "expected a positive number of training steps (a run must end)");
+  m.get("max_lag", t.lag.max_lag);
+  double lease = static_cast<double>(t.lease_ns) * 1e-9;
+  m.get("lease_seconds", lease);
+  expect(m, "lease_seconds", lease > 0 && lease <= 1e9, "a number of seconds in (0, 1e9]",
+         lease);
+  if (lease > 0 && lease <= 1e9)
+    t.lease_ns = static_cast<uint64_t>(std::llround(lease * 1e9));
+  m.get("sync_rounds", t.sync_rounds);
+  read_estimator(m.child("estimator"), t.pass_rate);
+  if (c.tasks.dataset.empty() && t.prompts_per_step > c.tasks.train)
+    expect(m, "prompts_per_step", false,
+           "at most tasks.train (" + std::to_string(c.tasks.train) + ")",
+           t.prompts_per_step);
+  m.finish();
+}
+
+void read_sampling(config_map m, sampling_params& s) {
+  m.get("temperature", s.temperature);
+  expect(m, "temperature", s.temperature > 0, "a number > 0", double{s.temperature});
+  m.get("top_p", s.top_p);
+  expect(m, "top_p", s.top_p > 0 && s.top_p <= 1, "0 < top_p <= 1", double{s.top_p});
+  get_int(m, "max_new_tokens", s.max_new_tokens, 1);
+  m.finish();
+}
+
+void read_latency(config_map m, sim_latency& l) {
+  m.get("step_seconds", l.step_seconds);
+  expect(m, "step_seconds", l.step_seconds >= 0, "a number >= 0", l.step_seconds);
+  m.get("min_steps", l.min_steps, 1);
+  m.get("tail", l.tail);
+  expect(m, "tail", l.tail >= 0, "a number >= 0 (0: no tail)", l.tail);
+  m.get("max_steps", l.max_steps, 1);
+  expect(m, "max_steps", l.max_steps >= l.min_steps,
+         "at least min_steps (" + std::to_string(l.min_steps) + ")", l.max_steps);
+  m.finish();
+}
+
+void read_actors(config_map m, actors_section& a) {
+  m.get("generators", a.generators, 1);
+  m.get("generator_capacity", a.generator_capacity, 1);
+  get_int(m, "generator_threads", a.generator_threads, 1);
+  m.get("verifiers", a.verifiers, 1);
+  get_int(m, "learner_threads", a.learner_threads, 1);
+  m.get("scheduler_threads", a.scheduler_threads, 1);
+  read_latency(m.child("sim_latency"), a.sim_latency);
+  a.sim_latency.capacity = a.generator_capacity;
+  m.finish();
+}
+
+void read_learner(config_map m, learner_section& l) {
+  auto& o = l.optimizer;
+  m.get("lr", o.lr);
+  expect(m, "lr", o.lr > 0, "a positive number", o.lr);
+  m.get("weight_decay", o.weight_decay);
+  expect(m, "weight_decay", o.weight_decay >= 0, "a number >= 0", o.weight_decay);
+  m.get("beta1", o.beta1);
+  expect(m, "beta1", o.beta1 >= 0 && o.beta1 < 1, "0 <= beta1 < 1", o.beta1);
+  m.get("beta2", o.beta2);
+  expect(m, "beta2", o.beta2 >= 0 && o.beta2 < 1, "0 <= beta2 < 1", o.beta2);
+  get_int(m, "warmup_steps", o.warmup_steps, 0);
+  m.get("grad_clip", o.grad_clip);  // <= 0 disables clipping
+  auto& s = l.loss;
+  m.get("clip_low", s.clip_low);
+  expect(m, "clip_low", s.clip_low >= 0 && s.clip_low < 1, "0 <= clip_low < 1",
+         s.clip_low);
+  m.get("clip_high", s.clip_high);
+  expect(m, "clip_high", s.clip_high >= 0, "a number >= 0", s.clip_high);
+  m.get("dual_clip", s.dual_clip);
+  expect(m, "dual_clip", s.dual_clip > 1, "a number > 1", s.dual_clip);
+  m.get("micro_batch", l.micro_batch, 1);
+  m.get("checkpoint_every", l.checkpoint_every);
+  m.finish();
+}
+
+void read_eval(config_map m, eval_section& e) {
+  m.get("every", e.every);
+  m.get("greedy", e.greedy);
+  m.get("samples", e.samples);
+  m.finish();
+}
+
+// A copy of `n` whose nodes carry no position: an overridden value did not come from
+// a line of the file, so its errors must not name one.
+YAML::Node without_marks(const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Scalar:
+      return YAML::Node(n.Scalar());
+    case YAML::NodeType::Sequence: {
+      YAML::Node out(YAML::NodeType::Sequence);
+      for (const auto& e : n) out.push_back(without_marks(e));
+      return out;
+    }
+    case YAML::NodeType::Map: {
+      YAML::Node out(YAML::NodeType::Map);
+      for (const auto& kv : n)
+        out[kv.first.as<std::string>("")] = without_marks(kv.second);
+      return out;
+    }
+    default:
+      return YAML::Node(n.Type());
+  }
+}
+
+// Recursion instead of re-assigning a YAML::Node handle (see config_reader.cpp).
+void strip_marks(YAML::Node node, const std::vector<std::string>& keys, size_t i) {
+  if (!node.IsMap() || !node[keys[i]].IsDefined()) return;
+  if (i + 1 == keys.size()) {
+    node[keys[i]] = without_marks(node[keys[i]]);
+    return;
+  }
+  strip_marks(node[keys[i]], keys, i + 1);
+}
+
+std::vector<std::string> override_keys(const std::string& assignment) {
+  std::vector<std::string> keys;
+  std::stringstream ss(assignment.substr(0, assignment.find('=')));
+  for (std::string k; std::getline(ss, k, '.');) keys.push_back(k);
+  return keys;
+}
+
+// read_strategy() range-checks only while no error has been recorded, so the strategy
+// section is read with errors of its own, then merged: a problem elsewhere in the file
+// must not hide one in the strategy.
+strategy_config read_strategy_section(config_map& top, const YAML::Node& root,
+                                      const std::shared_ptr<config_errors>& errors) {
+  top.child("strategy");  // marks the key known; a non-mapping is reported here
+  const YAML::Node node = root["strategy"];
+  auto own = std::make_shared<config_errors>();
+  own->file = errors->file;
+  config_map m(node.IsMap() ? node : YAML::Node(YAML::NodeType::Map), "strategy", own);
+  auto s = read_strategy(m);
+  m.finish();
+  errors->messages.insert(errors->messages.end(), own->messages.begin(),
+                          own->messages.end());
+  return s;
+}
+
+}  // namespace
+
+result<pipeline_config> read_pipeline_config(const YAML::Node& root,
+                                             const std::string& file,
+                                             const std::string& stem) {
+  auto errors = std::make_shared<config_errors>();
+  errors->file = file;
+  config_map top(root, "", errors);
+  pipeline_config c;
+  c.name = stem;
+  top.get("name", c.name);
+  if (c.name.empty()) top.fail("name", "expected a non-empty run name");
+  c.out = "runs/" + c.name;
+  top.get("out", c.out);
+  if (c.out.empty()) top.fail("out", "expected an output directory");
+  top.get("seed", c.seed);
+  top.get("deterministic", c.deterministic);
+  top.get("progress", c.progress);
+  read_model(top.child("model"), c.policy);
+  read_sft(top.child("sft"), c.policy);
+  read_tasks(top.child("tasks"), c.tasks);
+  c.tracker.strategy = read_strategy_section(top, root, errors);
+  read_tracker(top.child("tracker"), c);
+  read_sampling(top.child("sampling"), c.sampling);
+  read_actors(top.child("actors"), c.actors);
+  read_learner(top.child("learner"), c.learner);
+  read_eval(top.child("eval"), c.eval);
+  top.finish();
+  c.tracker.seed = c.seed;
+  c.tracker.lag.exact = c.deterministic;
+  if (!errors->empty()) {
+    auto text = errors->joined();
+    if (!text.empty() && text.back() == '\n') text.pop_back();
+    return error{text};
+  }
+  return c;
+}
+
+result<pipeline_config> load_pipeline_config(const std::string& file,
+                                             const std::vector<std::string>& overrides) {
+  auto loaded = load_yaml_file(file);
+  if (!loaded) return loaded.err();
+  YAML::Node root = *loaded;
+  for (const auto& o : overrides) {
+    auto applied = apply_override(root, o);
+    if (!applied) return error{file + ": " + applied.err().message};
+    strip_marks(root, override_keys(o), 0);
+  }
+  return read_pipeline_config(root, file, std::filesystem::path(file).stem().string());
+}
+
+}  // namespace adarl

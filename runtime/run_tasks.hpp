@@ -1,0 +1,25 @@
+#pragma once
+// The prompts of an `adarl run`: built-in suite or JSONL dataset, split into training
+// and held-out prompts, tokenized once.
+
+#include <string>
+
+#include "actors/prompt_table.hpp"
+#include "algorithms/result.hpp"
+#include "pipelines/pipeline_config.hpp"
+
+namespace adarl {
+
+/// Training prompts and held-out prompts for a run. A suite generates `train` items
+/// with a seed derived from the run's seed (so that they are not the SFT warm start's
+/// items) and `held_out` items from its held-out split; a dataset is split by a keyed
+/// shuffle of its items (held-out first). An item that does not fit the model's
+/// max_len with room for an answer, or a character outside the vocabulary, is an error
+/// naming the item.
+result<prompt_table_ptr> load_run_prompts(const pipeline_config& c);
+
+/// A short hexadecimal key of everything the SFT warm start depends on (model shape,
+/// tasks, SFT settings, seed): runs with equal keys share the cached base checkpoint.
+std::string sft_cache_key(const pipeline_config& c);
+
+}  // namespace adarl
