@@ -8,30 +8,6 @@
 
 namespace adarl {
 
-namespace {
-
-// Left-pads sequences to a common length: tokens [B, L] int64 and mask [B, L] bool.
-// (The same padding as sampler.cpp's, so positions and log-probs agree with it.)
-std::pair<torch::Tensor, torch::Tensor> left_pad_rows(
-    const std::vector<std::vector<int32_t>>& rows) {
-  size_t len = 1;
-  for (const auto& r : rows) len = std::max(len, r.size());
-  auto tokens = torch::full({int64_t(rows.size()), int64_t(len)}, tokenizer::pad, torch::kLong);
-  auto mask = torch::zeros({int64_t(rows.size()), int64_t(len)}, torch::kBool);
-  auto t = tokens.accessor<int64_t, 2>();
-  auto m = mask.accessor<bool, 2>();
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const size_t off = len - rows[i].size();
-    for (size_t j = 0; j < rows[i].size(); ++j) {
-      t[i][off + j] = rows[i][j];
-      m[i][off + j] = true;
-    }
-  }
-  return {tokens, mask};
-}
-
-}  // namespace
-
 completion_scores score_completions(transformer& model,
                                     const std::vector<std::vector<int32_t>>& prompts,
                                     const std::vector<std::vector<int32_t>>& completions,
@@ -44,7 +20,7 @@ completion_scores score_completions(transformer& model,
     seqs[i].insert(seqs[i].end(), completions[i].begin(), completions[i].end());
     cmax = std::max(cmax, completions[i].size());
   }
-  auto [tokens, seq_mask] = left_pad_rows(seqs);
+  auto [tokens, seq_mask] = left_pad(seqs);
   const auto device = model->parameters().front().device();
   const int64_t len = tokens.size(1);
   // The logit at position (start of completion - 1 + j) predicts completion token j;

@@ -57,9 +57,6 @@ int32_t token_drawer::draw(const float* logp, int32_t v, float top_p, double u) 
   return 0;  // unreachable: `value` is one of probs_
 }
 
-namespace {
-
-// Left-pads sequences to a common length: tokens [B, L] int64 and mask [B, L] bool.
 std::pair<torch::Tensor, torch::Tensor> left_pad(
     const std::vector<std::vector<int32_t>>& rows) {
   size_t len = 1;
@@ -77,8 +74,6 @@ std::pair<torch::Tensor, torch::Tensor> left_pad(
   }
   return {tokens, mask};
 }
-
-}  // namespace
 
 std::vector<sample_output> sample_batch(transformer& model,
                                         const std::vector<sample_job>& jobs,

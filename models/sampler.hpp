@@ -66,6 +66,11 @@ completion_scores score_completions(transformer& model,
                                     const std::vector<std::vector<int32_t>>& completions,
                                     float temperature);
 
+/// Left-pads token rows to a common length (at least 1): tokens [B, L] int64 (pad id) and
+/// mask [B, L] bool, true on real tokens. The one padding of the sampler and the learner,
+/// so that positions and log-probs agree between them. O(B * L).
+std::pair<torch::Tensor, torch::Tensor> left_pad(const std::vector<std::vector<int32_t>>& rows);
+
 /// Index drawn from `probs` (sums to 1) by inverse CDF at `u` in [0, 1), after keeping
 /// the smallest top-probability set with mass >= top_p. Pure; O(V log V).
 int32_t draw_token(std::vector<float> probs, float top_p, double u);

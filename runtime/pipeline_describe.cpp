@@ -5,17 +5,10 @@
 
 #include "runtime/pipeline_reader.hpp"
 
+#include "runtime/number_text.hpp"
+
 namespace adarl {
 namespace {
-
-std::string text(double v) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
-}
-std::string text(std::integral auto v) {
-  return std::to_string(v);
-}
 
 std::string describe_strategy(const strategy_config& s) {
   std::string out(strategy_name(s.kind));

@@ -15,17 +15,10 @@
 #include "runtime/strategy_reader.hpp"
 #include "tasks/suites.hpp"
 
+#include "runtime/number_text.hpp"
+
 namespace adarl {
 namespace {
-
-std::string text(double v) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
-}
-std::string text(std::integral auto v) {
-  return std::to_string(v);
-}
 
 /// Records `expected ..., got "value"` for `key` unless `ok`.
 template <class T>
