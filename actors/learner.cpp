@@ -35,6 +35,8 @@ struct learner_state {
   clock_type::time_point start = clock_type::now();
   clock_type::time_point last_step = clock_type::now();
   bool finishing = false;
+  uint64_t samples = 0;  ///< Cumulative samples of the trained steps.
+  bool budget_spent() const { return setup.sample_budget && samples >= setup.sample_budget; }
   static inline const char* name = "learner";
 };
 
@@ -132,6 +134,8 @@ void train_ready(self_ptr self) {
     if (st.setup.exact_lag && st.ready_through < int64_t(needed)) return;
     step_record rec;
     rec.sampling = std::move(rep->second);
+    const uint64_t samples_before = st.samples;
+    st.samples += rec.sampling.samples;
     st.reports.erase(rep);
     rec.wait_seconds = since(st.last_step);
     auto t0 = clock_type::now();
@@ -160,8 +164,11 @@ void train_ready(self_ptr self) {
     st.last_step = clock_type::now();
     self->send(st.setup.metrics, record_atom::value, std::move(rec));
     const uint64_t v = st.version();
-    if (v >= st.setup.steps) return finish_run(self);
-    if (st.setup.eval_every && v % st.setup.eval_every == 0) evaluate(self, [] {});
+    if (v >= st.setup.steps || st.budget_spent()) return finish_run(self);
+    const uint64_t per = st.setup.eval_every_samples;
+    const bool sample_mark = per && samples_before / per != st.samples / per;
+    if ((st.setup.eval_every && v % st.setup.eval_every == 0) || sample_mark)
+      evaluate(self, [] {});
     if (st.setup.checkpoint_every && v % st.setup.checkpoint_every == 0)
       checkpoint(self, [](bool) {});
   }
@@ -171,6 +178,7 @@ learner_actor::behavior_type learner_fun(self_ptr self, learner_setup setup) {
   auto& st = self->state;
   auto engine = setup.make_engine();
   st.setup = std::move(setup);
+  st.samples = st.setup.samples_before;
   auto idle = learner_actor::behavior_type{
       [](group_atom, train_group&) {}, [](ready_atom, step_report&) {},
       [](stop_atom) -> uint64_t { return 0; }};
@@ -188,7 +196,7 @@ learner_actor::behavior_type learner_fun(self_ptr self, learner_setup setup) {
     }
   publish(self);
   evaluate(self, [] {});
-  if (st.version() >= st.setup.steps) finish_run(self);
+  if (st.version() >= st.setup.steps || st.budget_spent()) finish_run(self);
   return {
       [=](group_atom, train_group& g) {
         self->state.groups[g.step].push_back(std::move(g));

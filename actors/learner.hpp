@@ -27,8 +27,11 @@ struct learner_setup {
   metrics_actor metrics;
   caf::actor supervisor;           ///< Gets (done_atom, version) at the end, or an error string.
   uint64_t steps = 1;              ///< Train this many steps (versions), then stop.
+  uint64_t sample_budget = 0;      ///< Or stop once the cumulative samples reach this.
+  uint64_t samples_before = 0;     ///< Cumulative samples at resume_from.
   uint64_t checkpoint_every = 0;   ///< 0 = at the end only.
   uint64_t eval_every = 0;         ///< 0 = before the first and after the last step only.
+  uint64_t eval_every_samples = 0; ///< Also when the cumulative samples pass a multiple.
   bool exact_lag = false;          ///< Deterministic mode: publish v + 1 only once the
   uint32_t max_lag = 1;            ///< generation of step v + max_lag is complete.
   std::string checkpoint_dir;      ///< OUT/checkpoints.

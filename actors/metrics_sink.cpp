@@ -47,6 +47,7 @@ nlohmann::json step_json(const step_record& r, const metrics_totals& t,
   j["samples_per_prompt_mean"] = s.prompts ? double(s.samples) / s.prompts : 0.0;
   j["samples_per_prompt_max"] = s.max_samples;
   j["rounds"] = s.rounds;
+  j["samples_by_pass_rate"] = {{"prompts", s.rate_prompts}, {"samples", s.rate_samples}};
   nlohmann::json exits = nlohmann::json::object();
   for (size_t k = 0; k < std::size(exit_keys); ++k)
     exits[exit_keys[k]] = k < s.exits.size() ? s.exits[k] : 0u;
@@ -59,7 +60,8 @@ nlohmann::json step_json(const step_record& r, const metrics_totals& t,
   j["clip_fraction"] = r.clip_fraction;
   j["trained_samples"] = r.trained_samples;
   j["trained_tokens"] = r.trained_tokens;
-  j["generator_busy"] = t.load_wall_seconds > 0 ? t.busy_seconds / t.load_wall_seconds : 0.0;
+  // Absent when no generator reported its load since the previous line (short steps).
+  if (t.load_wall_seconds > 0) j["generator_busy"] = t.busy_seconds / t.load_wall_seconds;
   j["time_generation"] = s.generation_seconds;
   j["time_train"] = r.train_seconds;
   j["time_wait"] = r.wait_seconds;
@@ -127,6 +129,73 @@ std::string progress_line(const nlohmann::json& line, uint64_t total_steps,
 
 namespace {
 
+/// The JSON lines of `file`; a torn last line is dropped, another bad line is an error.
+result<std::vector<nlohmann::json>> read_json_lines(const std::string& file) {
+  std::vector<nlohmann::json> out;
+  std::ifstream f(file);
+  std::string line, bad;
+  size_t n = 0, bad_line = 0;
+  while (std::getline(f, line)) {
+    ++n;
+    if (line.empty()) continue;
+    if (!bad.empty()) return error{file + ":" + std::to_string(bad_line) + ": " + bad};
+    auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_object()) {
+      out.push_back(std::move(j));
+    } else {
+      bad = "not a JSON object";
+      bad_line = n;
+    }
+  }
+  return out;
+}
+
+/// Replaces `file` with `text` through a temporary file.
+result<bool> replace_file(const std::string& file, const std::string& text) {
+  const std::string tmp = file + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::trunc);
+    f << text;
+    if (!f.flush()) return error{tmp + ": cannot write"};
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, file, ec);
+  if (ec) return error{file + ": cannot replace: " + ec.message()};
+  return true;
+}
+
+uint64_t get_u64(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number_unsigned() ? it->get<uint64_t>() : 0;
+}
+
+}  // namespace
+
+result<metrics_totals> resume_metrics(const std::string& dir, uint64_t version) {
+  auto steps = read_json_lines(dir + "/metrics.jsonl");
+  if (!steps) return steps.err();
+  auto evals = read_json_lines(dir + "/eval.jsonl");
+  if (!evals) return evals.err();
+  metrics_totals t;
+  std::string jsonl, csv = csv_header() + "\n", eval;
+  for (const auto& j : *steps) {
+    if (get_u64(j, "policy_version") > version) continue;
+    t.samples = get_u64(j, "cumulative_samples");
+    t.tokens = get_u64(j, "cumulative_tokens");
+    t.results += get_u64(j, "results");
+    jsonl += j.dump() + "\n";
+    csv += csv_row(j) + "\n";
+  }
+  for (const auto& j : *evals)
+    if (get_u64(j, "version") < version) eval += j.dump() + "\n";
+  for (auto [file, text] : {std::pair{"/metrics.jsonl", &jsonl}, std::pair{"/metrics.csv", &csv},
+                            std::pair{"/eval.jsonl", &eval}})
+    if (auto ok = replace_file(dir + file, *text); !ok) return ok.err();
+  return t;
+}
+
+namespace {
+
 struct metrics_state {
   metrics_setup setup;
   std::ofstream jsonl, csv, evals;
@@ -150,6 +219,7 @@ metrics_actor::behavior_type metrics_fun(self_ptr self, metrics_setup setup) {
   st.evals.open(setup.dir + "/eval.jsonl", std::ios::out | mode);
   if (fresh_csv) st.csv << csv_header() << "\n";
   st.tty = setup.progress && isatty(STDERR_FILENO);
+  st.totals = setup.start;
   st.setup = std::move(setup);
   return {
       [=](record_atom, const step_record& r) {

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "algorithms/result.hpp"
 #include "messages/interfaces.hpp"
 
 namespace adarl {
@@ -39,12 +40,22 @@ std::string csv_row(const nlohmann::json& step_line);
 std::string progress_line(const nlohmann::json& step_line, uint64_t total_steps,
                           double last_accuracy);
 
+/// Prepares the files of a run resumed at `version`: keeps the step lines of versions
+/// up to it and the evaluations before it (the resumed learner evaluates `version`
+/// again), rewrites metrics.jsonl, metrics.csv and eval.jsonl to match (through a
+/// temporary file and a rename, so a failure leaves them as they were), and returns the
+/// cumulative totals at that point. A torn last line (a crash while writing) is dropped;
+/// any other malformed line is an error naming the file and line. Missing files are
+/// empty. O(lines).
+result<metrics_totals> resume_metrics(const std::string& dir, uint64_t version);
+
 /// What the sink is spawned with.
 struct metrics_setup {
   std::string dir;              ///< Output directory (created).
   uint64_t total_steps = 0;     ///< For the ETA.
   bool progress = true;         ///< Progress line on stderr when it is a terminal.
-  bool append = false;          ///< Resumed run: append to the files.
+  bool append = false;          ///< Resumed run: append to the files (see resume_metrics).
+  metrics_totals start;         ///< Totals carried over by a resumed run.
 };
 
 /// Spawns the metrics sink (cooperative; file appends are short).

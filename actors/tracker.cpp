@@ -22,8 +22,6 @@ uint64_t now_ns() {
                       .count());
 }
 
-uint64_t sample_key(uint32_t slot, uint32_t index) { return (uint64_t(slot) << 32) | index; }
-
 /// A generator with credit left.
 struct credit_line {
   generator_actor handle;
@@ -40,8 +38,9 @@ struct tracker_state_t {
   std::deque<size_t> ready;                        ///< Generators with credit (indices).
   std::deque<work_order> eval_queue;
   uint64_t learner_version = 0;
-  /// Accepted samples waiting for their group, per step, keyed slot<<32|index.
-  std::map<uint64_t, std::unordered_map<uint64_t, completion>> store;
+  /// Accepted samples waiting for their group: per step, [prompt slot][sample index]
+  /// (the core accepts each (step, slot, index) once, so a cell is written once).
+  std::map<uint64_t, std::vector<std::vector<completion>>> store;
   std::map<uint64_t, std::map<std::string, uint32_t>> zero_reasons;
   tracker_output out;
   std::vector<work_item> items;
@@ -64,6 +63,8 @@ step_report make_report(const tracker_state_t& st, uint64_t step) {
     r.real_reward = s->real_reward();
     r.exits.assign(s->exits.begin(), s->exits.end());
     r.rounds = s->rounds;
+    r.rate_prompts.assign(s->rate_prompts.begin(), s->rate_prompts.end());
+    r.rate_samples.assign(s->rate_samples.begin(), s->rate_samples.end());
   }
   if (const step_counters* c = st.core->counters(step)) {
     r.results = c->results;
@@ -121,13 +122,14 @@ void deliver(self_ptr self) {
     tg.slot = g.slot;
     tg.prompt_id = g.prompt_id;
     tg.trainable = g.trainable();
+    if (g.slot >= pool.size()) pool.resize(g.slot + 1);
+    auto& row = pool[g.slot];
     for (size_t i = 0; i < g.kept.size(); ++i) {
-      auto it = pool.find(sample_key(g.slot, g.kept[i]));
-      if (it == pool.end()) continue;  // cannot happen: kept samples were accepted
+      if (g.kept[i] >= row.size()) continue;  // cannot happen: kept samples were accepted
       tg.advantages.push_back(g.advantages[i] * g.weight);
-      tg.samples.push_back(std::move(it->second));
+      tg.samples.push_back(std::move(row[g.kept[i]]));
     }
-    for (uint32_t i = 0; i < g.samples_used; ++i) pool.erase(sample_key(g.slot, i));
+    std::vector<completion>().swap(row);  // the group is done: free its samples
     self->send(st.learner, group_atom::value, std::move(tg));
   }
   for (uint64_t step : st.out.steps_done) {
@@ -151,9 +153,11 @@ void on_scored(self_ptr self, std::vector<completion>& batch) {
     if (st.core->on_result(r, now, st.out) != result_fate::accepted) continue;
     if (c.reward <= 0.f) ++st.zero_reasons[r.step][c.reason.empty() ? "zero" : c.reason];
     // The group may have finished with this very sample: store before delivering.
-    const uint64_t step = r.step;
-    const uint64_t key = sample_key(r.slot, r.index);
-    st.store[step].emplace(key, std::move(c));
+    auto& pool = st.store[r.step];
+    if (r.slot >= pool.size()) pool.resize(r.slot + 1);
+    auto& row = pool[r.slot];
+    if (r.index >= row.size()) row.resize(r.index + 1);
+    row[r.index] = std::move(c);
     deliver(self);
   }
   if (!eval.empty() && st.evaluator) self->send(st.evaluator, scored_atom::value, std::move(eval));

@@ -19,4 +19,11 @@ void step_summary::add(const finished_group& g) {
   if (g.zero_gradient()) ++zero_gradient;
 }
 
+void step_summary::add_pass_rate(double pass_rate, uint32_t samples) {
+  const double p = std::clamp(pass_rate, 0.0, 1.0);
+  const size_t bin = std::min(rate_bins - 1, static_cast<size_t>(p * rate_bins));
+  ++rate_prompts[bin];
+  rate_samples[bin] += samples;
+}
+
 }  // namespace adarl

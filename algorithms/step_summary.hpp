@@ -21,9 +21,17 @@ struct step_summary {
   double first_round_sum = 0;      ///< Sum of first-round mean rewards (real_reward).
   std::array<uint32_t, 7> exits{}; ///< Count per exit_kind.
   std::vector<uint32_t> rounds;    ///< rounds[r] = groups that used r rounds.
+  /// Groups and samples by estimated pass rate: bin i covers [i/10, (i+1)/10), the last
+  /// bin includes 1 (samples per prompt against difficulty, `adarl report`).
+  static constexpr size_t rate_bins = 10;
+  std::array<uint32_t, rate_bins> rate_prompts{};
+  std::array<uint64_t, rate_bins> rate_samples{};
 
   /// Adds one finished group.
   void add(const finished_group& g);
+  /// Counts a group of `samples` samples for a prompt whose pass rate is estimated at
+  /// `pass_rate` (clamped to [0, 1]).
+  void add_pass_rate(double pass_rate, uint32_t samples);
   /// Mean first-round reward over all groups (the paper's real_reward).
   double real_reward() const { return prompts ? first_round_sum / prompts : 0.0; }
   /// Share of trainable groups with no learning signal.

@@ -78,6 +78,7 @@ void tracker_core::apply(open_step& s, decisions& d, bool from_start, uint64_t n
   for (auto& g : d.finished) {
     table_.update(g.prompt_id, g.samples_used, g.positives);
     s.summary.add(g);
+    s.summary.add_pass_rate(table_.estimate(g.prompt_id), g.samples_used);
     out.finished.push_back({s.step, std::move(g)});
   }
   if (d.step_done && !s.done) {

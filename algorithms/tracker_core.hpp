@@ -20,6 +20,9 @@ struct tracker_config {
   strategy_config strategy;
   uint32_t prompts_per_step = 32;  ///< Prompts drawn at the start of each step.
   uint64_t steps = 0;              ///< Steps to generate; 0 = no limit.
+  /// Cumulative samples after which the run ends (at the end of the step that reaches
+  /// it; the learner checks); 0 = none. `steps` stays a cap.
+  uint64_t sample_budget = 0;
   lag_gate_config lag;             ///< Max policy lag (and exact mode).
   uint64_t lease_ns = 60'000'000'000;  ///< A request not answered within this is re-issued.
   bool sync_rounds = false;        ///< Barrier after each round (the reference's behaviour).

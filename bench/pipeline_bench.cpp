@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -82,41 +83,60 @@ void scale_core() {
               double(after - before) / prompts, after - before, (unsigned long long)prompts);
 }
 
-// A generator that answers every order at once (reward keyed by the stream), and
-// records the delay between its previous answer and the next order it receives.
+// A generator that answers its orders `delay_us` after receiving them (at once when 0),
+// rewards keyed by the stream, and records the delay between its previous answer and
+// the next order it receives (the tracker's result -> next order latency).
 struct fast_gen_state {
   uint64_t last_sent = 0;
   std::vector<uint64_t> latencies;
   uint64_t answered = 0;
+  std::deque<std::pair<uint64_t, std::vector<work_order>>> due;  ///< (due time, orders)
 };
 
 generator_actor::behavior_type fast_generator(
     generator_actor::stateful_pointer<fast_gen_state> self, tracker_actor tracker,
-    caf::actor sink, uint64_t limit) {
+    caf::actor sink, uint64_t limit, uint64_t delay_us) {
+  auto answer = [=](std::vector<work_order>& w) {
+    auto& st = self->state;
+    std::vector<completion> batch;
+    for (const auto& o : w) {
+      completion c;
+      c.order = o;
+      c.reward = keyed_uniform(o.stream, 0, 0, 0) < double(o.prompt_id % 97) / 97.0;
+      batch.push_back(std::move(c));
+    }
+    st.answered += batch.size();
+    st.last_sent = now_ns();
+    self->send(tracker, scored_atom::value, std::move(batch));
+    self->send(tracker, credit_atom::value, uint32_t(w.size()), generator_actor{self});
+    if (st.answered >= limit) {
+      caf::anon_send(sink, std::move(st.latencies), st.answered);
+      st.latencies.clear();
+      st.last_sent = 0;
+      st.answered = 0;
+    }
+  };
   return {
       [=](work_atom, std::vector<work_order>& w) {
         auto& st = self->state;
         if (st.last_sent) st.latencies.push_back(now_ns() - st.last_sent);
-        std::vector<completion> batch;
-        for (const auto& o : w) {
-          completion c;
-          c.order = o;
-          c.reward = keyed_uniform(o.stream, 0, 0, 0) < double(o.prompt_id % 97) / 97.0;
-          batch.push_back(std::move(c));
-        }
-        st.answered += batch.size();
-        st.last_sent = now_ns();
-        self->send(tracker, scored_atom::value, std::move(batch));
-        self->send(tracker, credit_atom::value, uint32_t(w.size()), generator_actor{self});
-        if (st.answered >= limit) {
-          caf::anon_send(sink, std::move(st.latencies), st.answered);
-          st.latencies.clear();
-          st.last_sent = 0;
-          st.answered = 0;
-        }
+        if (delay_us == 0) return answer(w);
+        if (st.due.empty())
+          self->delayed_send(self, std::chrono::microseconds(delay_us), decode_atom::value);
+        st.due.emplace_back(now_ns() + delay_us * 1000, std::move(w));
       },
       [](weights_atom, weights_ptr) {},
-      [](decode_atom) {},
+      [=](decode_atom) {
+        auto& st = self->state;
+        const uint64_t now = now_ns();
+        while (!st.due.empty() && st.due.front().first <= now) {
+          answer(st.due.front().second);
+          st.due.pop_front();
+        }
+        if (!st.due.empty())
+          self->delayed_send(self, std::chrono::nanoseconds(st.due.front().first - now),
+                             decode_atom::value);
+      },
   };
 }
 
@@ -129,9 +149,13 @@ learner_actor::behavior_type instant_learner(learner_actor::pointer self, tracke
   };
 }
 
-void scale_actors() {
+// 1,000 generator actors with credit 4 each. delay_us = 0: every generator answers at
+// once, so the tracker is saturated (throughput; the latency is then queueing behind
+// the other 999). delay_us > 0: each batch takes that long to "generate", an offered
+// load of 4,000 results per delay (the latency of the tracker itself under load).
+void scale_actors(uint64_t delay_us) {
   const uint32_t generators = 1000;
-  const uint64_t per_generator = 2000;
+  const uint64_t per_generator = delay_us ? 400 : 2000;
   struct cfg_t : caf::actor_system_config {
     cfg_t() { set("scheduler.max-threads", size_t{2}); }
   } cfg;
@@ -152,7 +176,8 @@ void scale_actors() {
   std::vector<generator_actor> gens;
   const auto t0 = clk::now();
   for (uint32_t i = 0; i < generators; ++i) {
-    auto g = sys.spawn(fast_generator, tracker, caf::actor_cast<caf::actor>(self), per_generator);
+    auto g = sys.spawn(fast_generator, tracker, caf::actor_cast<caf::actor>(self), per_generator,
+                       delay_us);
     self->send(tracker, credit_atom::value, uint32_t{4}, g);
     gens.push_back(g);
   }
@@ -166,7 +191,9 @@ void scale_actors() {
   const double secs = since(t0);
   std::sort(all.begin(), all.end());
   const auto pct = [&](double q) { return all.empty() ? 0.0 : all[size_t(q * (all.size() - 1))] / 1e3; };
-  std::printf("scale/actors: %u generators, %llu results in %.2f s: %.2f M results/s\n",
+  std::printf("scale/actors (%s): %u generators, %llu results in %.2f s: %.2f M results/s\n",
+              delay_us ? ("paced, " + std::to_string(delay_us) + " us per batch").c_str()
+                       : "saturated",
               generators, (unsigned long long)results, secs, results / secs / 1e6);
   std::printf("scale/actors: result -> next order latency p50 %.1f us, p99 %.1f us, max %.1f us\n",
               pct(0.5), pct(0.99), pct(1.0));
@@ -223,19 +250,22 @@ run_figures sim_run(const std::string& name, strategy_kind kind, exit_rule rule,
     return f;
   }
   std::ifstream in(c.out + "/metrics.jsonl");
-  double wall = 0, busy_w = 0, samples = 0;
+  double wall = 0, busy_w = 0, busy_wall = 0, samples = 0;
   uint64_t counted = 0;
   for (std::string line; std::getline(in, line);) {
     auto j = nlohmann::json::parse(line);
     samples += j["samples"].get<double>();
     if (j["step"].get<uint64_t>() == 0) continue;  // start-up
     wall += j["time_step"].get<double>();
-    busy_w += j["generator_busy"].get<double>() * j["time_step"].get<double>();
+    if (j.contains("generator_busy")) {  // absent: no load report during the step
+      busy_w += j["generator_busy"].get<double>() * j["time_step"].get<double>();
+      busy_wall += j["time_step"].get<double>();
+    }
     ++counted;
   }
   f.step_seconds = counted ? wall / counted : 0;
   f.samples_per_step = samples / double(steps);
-  f.busy = wall > 0 ? busy_w / wall : 0;
+  f.busy = busy_wall > 0 ? busy_w / busy_wall : 0;
   f.overhead = 1 - f.busy;
   std::printf("%-28s %6.1f samples/step  %7.1f ms/step  %6.3f ms/sample  busy %.1f%%\n",
               name.c_str(), f.samples_per_step, f.step_seconds * 1e3,
@@ -282,7 +312,9 @@ int main(int argc, char** argv) {
   const std::string what = argc > 1 ? argv[1] : "all";
   if (what == "scale" || what == "all") {
     scale_core();
-    scale_actors();
+    scale_actors(0);
+    scale_actors(20'000);  // offered 200 k results/s
+    scale_actors(10'000);  // offered 400 k results/s
   }
   if (what == "steady" || what == "all") steady();
   if (what == "ratio" || what == "all") ratio();

@@ -81,6 +81,8 @@ struct step_report {
   double real_reward = 0;           ///< Mean first-round reward.
   std::vector<uint32_t> exits;      ///< Count per exit_kind.
   std::vector<uint32_t> rounds;     ///< rounds[r] = groups that used r rounds.
+  std::vector<uint32_t> rate_prompts;  ///< Groups per estimated pass-rate bin (step_summary) ...
+  std::vector<uint64_t> rate_samples;  ///< ... and their samples.
   uint64_t duplicates = 0;
   uint64_t reissued = 0;
   double lag_mean = 0;
@@ -94,7 +96,8 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, step_report& x) {
   return f(caf::meta::type_name("step_report"), x.step, x.prompts, x.trainable,
            x.zero_gradient, x.samples, x.tokens, x.results, x.result_tokens,
-           x.kept_samples, x.max_samples, x.real_reward, x.exits, x.rounds, x.duplicates,
+           x.kept_samples, x.max_samples, x.real_reward, x.exits, x.rounds, x.rate_prompts,
+           x.rate_samples, x.duplicates,
            x.reissued, x.lag_mean, x.lag_max, x.generation_seconds, x.zero_reasons,
            x.zero_counts);
 }

@@ -1,5 +1,7 @@
 #include "models/decoder.hpp"
 
+#include <ATen/Parallel.h>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -34,14 +36,16 @@ uint32_t decoder::admit(std::vector<int32_t> prompt, uint64_t stream, bool greed
   return free->row.slot;
 }
 
-bool decoder::draw(slot& s, const float* logp, int32_t v) {
+bool decoder::draw(slot& s, const float* logp, int32_t v) const {
+  // One drawer per thread: it only holds scratch buffers.
+  thread_local token_drawer drawer;
   int32_t tok = 0;
   if (s.greedy) {
     for (int32_t k = 1; k < v; ++k)
       if (logp[k] > logp[tok]) tok = k;
   } else {
     const auto t = uint64_t(s.row.tokens.size());
-    tok = drawer_.draw(logp, v, params_.top_p, keyed_uniform(s.stream, t, 0, 0));
+    tok = drawer.draw(logp, v, params_.top_p, keyed_uniform(s.stream, t, 0, 0));
   }
   s.row.tokens.push_back(tok);
   s.row.logprobs.push_back(logp[tok]);
@@ -50,7 +54,44 @@ bool decoder::draw(slot& s, const float* logp, int32_t v) {
   return s.row.ended || int32_t(s.row.tokens.size()) >= s.limit;
 }
 
+void decoder::finish(slot& s, std::vector<decoded_row>& finished) {
+  finished.push_back(std::move(s.row));
+  s = slot{};
+  --active_;
+}
+
+decoder::batch decoder::gather() const {
+  batch b;
+  auto add = [&](size_t slot, int64_t token, int64_t position) {
+    b.tokens.push_back(token);
+    b.slots.push_back(int64_t(slot));
+    b.positions.push_back(position);
+  };
+  // Running rows feed their last token at its own position.
+  for (size_t i = 0; i < slots_.size(); ++i)
+    if (slots_[i].used && slots_[i].prefilled) {
+      add(i, slots_[i].row.tokens.back(), slots_[i].position);
+      b.wanted.push_back(int64_t(b.tokens.size()) - 1);
+      b.rows.push_back(uint32_t(i));
+    }
+  // New rows feed their whole prompt; the last prompt token's logits give the first draw.
+  for (size_t i = 0; i < slots_.size(); ++i)
+    if (slots_[i].used && !slots_[i].prefilled) {
+      const auto& p = slots_[i].prompt;
+      for (size_t k = 0; k < p.size(); ++k) add(i, p[k], int64_t(k));
+      b.wanted.push_back(int64_t(b.tokens.size()) - 1);
+      b.rows.push_back(uint32_t(i));
+    }
+  return b;
+}
+
 namespace {
+
+// An int64 tensor over `values` on `device` (aliasing them on the CPU).
+torch::Tensor as_tensor(std::vector<int64_t>& values, const torch::Device& device) {
+  const auto n = int64_t(values.size());
+  return torch::from_blob(values.data(), {n}, torch::kLong).to(device);
+}
 
 // Log-probs under logits / temperature, on the CPU where tokens are drawn.
 torch::Tensor cpu_logprobs(const torch::Tensor& logits, float temperature) {
@@ -63,72 +104,27 @@ torch::Tensor cpu_logprobs(const torch::Tensor& logits, float temperature) {
 
 void decoder::step(std::vector<decoded_row>& finished) {
   c10::InferenceMode guard;
-  auto finish = [&](slot& s) {
-    finished.push_back(std::move(s.row));
-    s = slot{};
-    --active_;
-  };
   // Rows with nothing to draw finish at once.
   for (auto& s : slots_)
-    if (s.used && !s.prefilled && s.limit == 0) finish(s);
-
-  // Running rows: feed each its last token, at its own position, in one batch over
-  // slots [0, hi); free slots in that range compute on a pad token and are ignored.
-  int64_t hi = 0, key_len = 0;
-  for (size_t i = 0; i < slots_.size(); ++i)
-    if (slots_[i].used && slots_[i].prefilled) {
-      hi = int64_t(i) + 1;
-      key_len = std::max(key_len, slots_[i].position + 1);
-    }
-  std::vector<size_t> fresh;
-  for (size_t i = 0; i < slots_.size(); ++i)
-    if (slots_[i].used && !slots_[i].prefilled) fresh.push_back(i);
-
-  if (hi > 0) {
-    auto tokens = torch::full({hi}, tokenizer::pad, torch::kLong);
-    auto positions = torch::zeros({hi}, torch::kLong);
-    auto tk = tokens.accessor<int64_t, 1>();
-    auto ps = positions.accessor<int64_t, 1>();
-    for (int64_t i = 0; i < hi; ++i)
-      if (slots_[i].used && slots_[i].prefilled) {
-        tk[i] = slots_[i].row.tokens.back();
-        ps[i] = slots_[i].position;
-      }
-    auto logp = cpu_logprobs(
-        model_->step_slots(tokens.to(device_), positions.to(device_), key_len, cache_),
-        params_.temperature);
-    const auto v = int32_t(logp.size(1));
-    const float* base = logp.data_ptr<float>();
-    for (int64_t i = 0; i < hi; ++i)
-      if (slots_[i].used && slots_[i].prefilled && draw(slots_[i], base + i * v, v))
-        finish(slots_[i]);
-  }
-
-  if (!fresh.empty()) {
-    const auto m = int64_t(fresh.size());
-    size_t len = 1;
-    for (auto i : fresh) len = std::max(len, slots_[i].prompt.size());
-    auto tokens = torch::full({m, int64_t(len)}, tokenizer::pad, torch::kLong);
-    auto lengths = torch::zeros({m}, torch::kLong);
-    auto ids = torch::zeros({m}, torch::kLong);
-    auto tk = tokens.accessor<int64_t, 2>();
-    for (int64_t j = 0; j < m; ++j) {
-      const auto& p = slots_[fresh[j]].prompt;
-      for (size_t k = 0; k < p.size(); ++k) tk[j][k] = p[k];
-      lengths[j] = int64_t(p.size());
-      ids[j] = int64_t(fresh[j]);
-    }
-    auto logp = cpu_logprobs(model_->prefill_slots(tokens.to(device_), lengths.to(device_),
-                                                   ids.to(device_), cache_),
-                             params_.temperature);
-    const auto v = int32_t(logp.size(1));
-    const float* base = logp.data_ptr<float>();
-    for (int64_t j = 0; j < m; ++j) {
-      auto& s = slots_[fresh[j]];
-      s.prefilled = true;
-      if (draw(s, base + j * v, v)) finish(s);
-    }
-  }
+    if (s.used && !s.prefilled && s.limit == 0) finish(s, finished);
+  auto b = gather();
+  if (b.rows.empty()) return;
+  auto logp = cpu_logprobs(
+      model_->decode_slots(as_tensor(b.tokens, device_), as_tensor(b.slots, device_),
+                           as_tensor(b.positions, device_), as_tensor(b.wanted, device_),
+                           cache_),
+      params_.temperature);
+  for (auto i : b.rows) slots_[i].prefilled = true;
+  const auto v = int32_t(logp.size(1));
+  const float* base = logp.data_ptr<float>();
+  const auto n = int64_t(b.rows.size());
+  std::vector<char> done(b.rows.size());
+  at::parallel_for(0, n, /*grain_size=*/16, [&](int64_t begin, int64_t end) {
+    for (int64_t j = begin; j < end; ++j)
+      done[j] = draw(slots_[b.rows[j]], base + j * v, v);
+  });
+  for (int64_t j = 0; j < n; ++j)
+    if (done[j]) finish(slots_[b.rows[j]], finished);
 }
 
 }  // namespace adarl

@@ -43,10 +43,12 @@ class decoder {
   /// tokens. Precondition: active() < capacity() (else throws std::logic_error). O(1).
   uint32_t admit(std::vector<int32_t> prompt, uint64_t stream, bool greedy);
 
-  /// Draws one token for every active row (prefilling new ones first) and appends the
-  /// rows that finished (end token, max_new_tokens or max_len) to `finished`; their
-  /// slots are free on return. Cost: one forward of one token over slots [0, highest
-  /// active slot], keys up to the longest row, plus one prefill of new prompts.
+  /// Draws one token for every active row (prefilling new ones in the same pass) and
+  /// appends the rows that finished (end token, max_new_tokens or max_len) to `finished`,
+  /// running rows in slot order, then new ones in slot order; their slots are free on
+  /// return. Cost: one forward over the active rows' newest tokens and the new rows'
+  /// prompts packed together (free slots cost nothing), each attending to its own
+  /// keys; tokens are drawn in parallel on torch's threads.
   void step(std::vector<decoded_row>& finished);
 
  private:
@@ -61,8 +63,17 @@ class decoder {
     decoded_row row;
   };
 
+  // The flat batch of one step: each token's id and (slot, position), and for each
+  // row that draws, its slot and the index of the token whose logits it draws from.
+  struct batch {
+    std::vector<int64_t> tokens, slots, positions, wanted;
+    std::vector<uint32_t> rows;
+  };
+  batch gather() const;
   // Draws the next token of slot s from its log-probs row; true when it finished.
-  bool draw(slot& s, const float* logp, int32_t v);
+  // Touches only s: rows draw in parallel.
+  bool draw(slot& s, const float* logp, int32_t v) const;
+  void finish(slot& s, std::vector<decoded_row>& finished);
 
   transformer model_;
   sampling_params params_;
@@ -70,7 +81,6 @@ class decoder {
   slot_cache cache_;
   std::vector<slot> slots_;
   uint32_t active_ = 0;  ///< Invariant: the number of slots with used == true.
-  token_drawer drawer_;
 };
 
 }  // namespace adarl

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "models/slot_attention.hpp"
+
 namespace adarl {
 
 namespace nn = torch::nn;
@@ -23,7 +25,10 @@ torch::Tensor block_impl::attend(const torch::Tensor& x, const torch::Tensor& q,
   const auto b = x.size(0), t = x.size(1), d = x.size(2);
   auto scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(double(head_dim_)) + bias;
   auto attn = torch::matmul(torch::softmax(scores, -1), v);  // [B, H, T, Dh]
-  auto h = x + out_(attn.transpose(1, 2).reshape({b, t, d}));
+  return mlp_residual(x + out_(attn.transpose(1, 2).reshape({b, t, d})));
+}
+
+torch::Tensor block_impl::mlp_residual(const torch::Tensor& h) {
   return h + fc2_(torch::gelu(fc1_(ln2_(h))));
 }
 
@@ -43,17 +48,11 @@ torch::Tensor block_impl::forward(const torch::Tensor& x, const torch::Tensor& b
   return attend(x, q, k, v, bias);
 }
 
-torch::Tensor block_impl::decode(const torch::Tensor& x, const torch::Tensor& bias,
-                                 torch::Tensor& k_slots, torch::Tensor& v_slots,
-                                 const torch::Tensor& positions, int64_t key_len) {
-  const auto n = x.size(0);
-  auto qkv = qkv_(ln1_(x)).view({n, 1, 3, heads_, head_dim_}).permute({2, 0, 3, 1, 4});
-  // Each row writes its new key and value at its own position: no reallocation.
-  auto where = positions.view({n, 1, 1, 1}).expand({n, heads_, 1, head_dim_});
-  k_slots.scatter_(2, where, qkv[1]);
-  v_slots.scatter_(2, where, qkv[2]);
-  return attend(x, qkv[0], k_slots.narrow(2, 0, key_len), v_slots.narrow(2, 0, key_len),
-                bias);
+torch::Tensor block_impl::decode(const torch::Tensor& x, const torch::Tensor& slots,
+                                 const torch::Tensor& positions, torch::Tensor& k_cache,
+                                 torch::Tensor& v_cache) {
+  auto attn = slot_attention(qkv_(ln1_(x)), slots, positions, k_cache, v_cache);
+  return mlp_residual(x + out_(attn));
 }
 
 transformer_impl::transformer_impl(const model_config& c) : config_(c) {
@@ -146,39 +145,15 @@ slot_cache transformer_impl::make_slot_cache(int64_t capacity) {
   return cache;
 }
 
-torch::Tensor transformer_impl::prefill_slots(const torch::Tensor& tokens,
-                                              const torch::Tensor& lengths,
-                                              const torch::Tensor& slots, slot_cache& cache) {
-  const auto m = tokens.size(0), t = tokens.size(1);
-  const auto opts = tokens.options();
-  // Right padding: real tokens come first, so plain causal attention never lets a real
-  // token see a pad, and positions are 0..P-1 as they are for the row alone.
-  auto allowed = torch::ones({t, t}, opts.dtype(torch::kBool)).tril().unsqueeze(0);
-  auto bias = attention_bias(allowed);  // [1, 1, P, P]
-  auto positions = torch::arange(t, opts).unsqueeze(0).expand({m, t});
-  auto x = tok_(tokens) + pos_(positions);
-  for (size_t i = 0; i < blocks_.size(); ++i) {
-    torch::Tensor k, v;
-    x = blocks_[i]->forward(x, bias, &k, &v);
-    cache.k[i].narrow(2, 0, t).index_copy_(0, slots, k);
-    cache.v[i].narrow(2, 0, t).index_copy_(0, slots, v);
-  }
-  auto last = (lengths - 1).view({m, 1, 1}).expand({m, 1, x.size(2)});
-  return head(x.gather(1, last).squeeze(1));
-}
-
-torch::Tensor transformer_impl::step_slots(const torch::Tensor& tokens,
-                                           const torch::Tensor& positions, int64_t key_len,
-                                           slot_cache& cache) {
-  const auto n = tokens.size(0);
-  auto keys = torch::arange(key_len, positions.options()).unsqueeze(0);  // [1, Tk]
-  auto bias = attention_bias((keys <= positions.view({n, 1})).unsqueeze(1));  // [N,1,1,Tk]
-  auto x = tok_(tokens.view({n, 1})) + pos_(positions.view({n, 1}));
-  for (size_t i = 0; i < blocks_.size(); ++i) {
-    auto k = cache.k[i].narrow(0, 0, n), v = cache.v[i].narrow(0, 0, n);
-    x = blocks_[i]->decode(x, bias, k, v, positions, key_len);
-  }
-  return head(x.select(1, 0));
+torch::Tensor transformer_impl::decode_slots(const torch::Tensor& tokens,
+                                             const torch::Tensor& slots,
+                                             const torch::Tensor& positions,
+                                             const torch::Tensor& wanted,
+                                             slot_cache& cache) {
+  auto x = tok_(tokens) + pos_(positions);  // [N, D]
+  for (size_t i = 0; i < blocks_.size(); ++i)
+    x = blocks_[i]->decode(x, slots, positions, cache.k[i], cache.v[i]);
+  return head(x.index_select(0, wanted));
 }
 
 }  // namespace adarl

@@ -35,18 +35,20 @@ class block_impl : public torch::nn::Module {
   /// keys and values are appended to it and attention covers the whole cache.
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& bias,
                         torch::Tensor* k_cache, torch::Tensor* v_cache);
-  /// One new token for each of rows 0..N-1 of a slot cache: x [N, 1, D]; its key and
-  /// value are written at `positions` [N] of k_slots/v_slots [N, heads, max_len, Dh]
-  /// (views of the first N slots), then attention covers keys [0, key_len) under
-  /// `bias` [N, 1, 1, key_len]. O(N * (params + key_len * D)).
-  torch::Tensor decode(const torch::Tensor& x, const torch::Tensor& bias,
-                       torch::Tensor& k_slots, torch::Tensor& v_slots,
-                       const torch::Tensor& positions, int64_t key_len);
+  /// Tokens of a flat batch x [N, D], each at its (slot, position) of the slot cache
+  /// k_cache/v_cache [capacity, heads, max_len, Dh]: writes their keys and values there
+  /// and attends each to keys [0, position] of its slot (models/slot_attention.hpp).
+  /// O(N * (params + max position * D)).
+  torch::Tensor decode(const torch::Tensor& x, const torch::Tensor& slots,
+                       const torch::Tensor& positions, torch::Tensor& k_cache,
+                       torch::Tensor& v_cache);
 
  private:
   // Attention of q [B, H, Tq, Dh] over k, v [B, H, Tk, Dh], then the MLP.
   torch::Tensor attend(const torch::Tensor& x, const torch::Tensor& q, const torch::Tensor& k,
                        const torch::Tensor& v, const torch::Tensor& bias);
+  // h + mlp(ln2(h)), the second half of the block.
+  torch::Tensor mlp_residual(const torch::Tensor& h);
 
   int64_t heads_, head_dim_;
   torch::nn::LayerNorm ln1_{nullptr}, ln2_{nullptr};
@@ -71,16 +73,16 @@ class transformer_impl : public torch::nn::Module {
 
   /// A zeroed slot cache of `capacity` rows of max_len positions on the model's device.
   slot_cache make_slot_cache(int64_t capacity);
-  /// Prefills right-padded prompts tokens [M, P] int64 (row i real on [0, lengths[i]))
-  /// into slots [M] int64 of `cache` (positions [0, P) of those slots are written) and
-  /// returns the logits [M, V] of each row's last real token. P <= max_len.
-  torch::Tensor prefill_slots(const torch::Tensor& tokens, const torch::Tensor& lengths,
-                              const torch::Tensor& slots, slot_cache& cache);
-  /// Feeds one token per slot 0..N-1 (tokens [N], at positions [N] int64): writes its
-  /// key and value at that position and attends over the slot's keys [0, position].
-  /// key_len > max(positions) bounds the keys read. Returns logits [N, V].
-  torch::Tensor step_slots(const torch::Tensor& tokens, const torch::Tensor& positions,
-                           int64_t key_len, slot_cache& cache);
+  /// One decoding pass of continuous batching: tokens, slots and positions [N] int64
+  /// give each token's id and its (slot, position) in `cache`; running rows contribute
+  /// their newest token, newly admitted rows their whole prompt at positions 0..P-1,
+  /// packed without padding. Writes every token's keys and values, attends each to its
+  /// slot's keys [0, position], and returns the logits [W, V] of the tokens at indices
+  /// `wanted` [W] int64. Positions < max_len; preconditions of slot_attention.
+  /// O(N * (params + max position * d_model)).
+  torch::Tensor decode_slots(const torch::Tensor& tokens, const torch::Tensor& slots,
+                             const torch::Tensor& positions, const torch::Tensor& wanted,
+                             slot_cache& cache);
 
   const model_config& config() const { return config_; }
 

@@ -85,8 +85,14 @@ result<run_outcome> run_pipeline(const pipeline_config& c, prompt_table_ptr prom
   caf::scoped_actor self{sys};
   const caf::actor supervisor = caf::actor_cast<caf::actor>(self);
 
+  metrics_totals totals;
+  if (restored) {
+    auto t = resume_metrics(c.out, restored->next_step);
+    if (!t) return t.err();
+    totals = *t;
+  }
   auto metrics = spawn_metrics(
-      sys, {c.out, c.tracker.steps, c.progress, /*append=*/restored.has_value()});
+      sys, {c.out, c.tracker.steps, c.progress, /*append=*/restored.has_value(), totals});
   tracker_setup ts;
   ts.core = c.tracker;
   ts.prompts = prompts;
@@ -119,8 +125,11 @@ result<run_outcome> run_pipeline(const pipeline_config& c, prompt_table_ptr prom
   ls.metrics = metrics;
   ls.supervisor = supervisor;
   ls.steps = c.tracker.steps;
+  ls.sample_budget = c.tracker.sample_budget;
+  ls.samples_before = totals.samples;
   ls.checkpoint_every = c.learner.checkpoint_every;
   ls.eval_every = c.eval.every;
+  ls.eval_every_samples = c.eval.every_samples;
   ls.exact_lag = c.tracker.lag.exact;
   ls.max_lag = c.tracker.lag.max_lag;
   ls.checkpoint_dir = c.out + "/checkpoints";

@@ -66,6 +66,9 @@ struct learner_section {
 /// `eval:` - held-out accuracy every `every` steps.
 struct eval_section {
   uint64_t every = 0;                ///< 0 = only before the first and after the last step.
+  /// Also each time the cumulative samples pass a multiple of this (0 = off): the same
+  /// evaluation density per sample for strategies of different step sizes (compare).
+  uint64_t every_samples = 0;
   bool greedy = true;                ///< One greedy sample per held-out prompt.
   uint32_t samples = 0;              ///< Sampled completions per held-out prompt (mean@k).
 };

@@ -21,5 +21,10 @@ void add_tasks_command(CLI::App& app, int& exit_code);
 void add_sft_command(CLI::App& app, int& exit_code);
 /// `adarl run`: the actor pipeline end to end (runtime/run_command.cpp; links LibTorch).
 void add_run_command(CLI::App& app, int& exit_code);
+/// `adarl compare`: strategies x seeds at one sample budget (runtime/compare_command.cpp;
+/// links LibTorch).
+void add_compare_command(CLI::App& app, int& exit_code);
+/// `adarl report`: the report page of a run or a comparison (runtime/report_command.cpp).
+void add_report_command(CLI::App& app, int& exit_code);
 
 }  // namespace adarl

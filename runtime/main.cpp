@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
   adarl::add_tasks_command(app, exit_code);
   adarl::add_sft_command(app, exit_code);
   adarl::add_run_command(app, exit_code);
+  adarl::add_compare_command(app, exit_code);
+  adarl::add_report_command(app, exit_code);
   CLI11_PARSE(app, argc, argv);
   return exit_code;
 }

@@ -54,7 +54,9 @@ std::string describe(const pipeline_config& c) {
                                 " train, " + text(c.tasks.held_out) + " held out)"
                           : "dataset " + c.tasks.dataset;
   return c.name + ": " + describe_strategy(t.strategy) + ", " + text(t.steps) +
-         " steps x " + text(t.prompts_per_step) + " prompts, max lag " +
+         " steps" +
+         (t.sample_budget ? " (or " + text(t.sample_budget) + " samples)" : std::string()) +
+         " x " + text(t.prompts_per_step) + " prompts, max lag " +
          text(t.lag.max_lag) + (c.deterministic ? " (exact)" : "") + ", seed " +
          text(c.seed) + "\n  tasks: " + tasks +
          "\n  policy: " + describe_policy(c.policy) +

@@ -137,6 +137,7 @@ void read_tracker(config_map m, pipeline_config& c) {
   auto& t = c.tracker;
   m.get("prompts_per_step", t.prompts_per_step, 1);
   m.get("steps", t.steps, 1);
+  m.get("sample_budget", t.sample_budget);
   // tracker_config's 0 means "no limit"; a pipeline run must end, so the key is required.
   if (t.steps == 0 && !m.has("steps"))
     m.fail("steps", "expected a positive number of training steps (a run must end)");
@@ -216,6 +217,7 @@ void read_learner(config_map m, learner_section& l) {
 
 void read_eval(config_map m, eval_section& e) {
   m.get("every", e.every);
+  m.get("every_samples", e.every_samples);
   m.get("greedy", e.greedy);
   m.get("samples", e.samples);
   m.finish();
@@ -315,16 +317,22 @@ result<pipeline_config> read_pipeline_config(const YAML::Node& root,
   return c;
 }
 
-result<pipeline_config> load_pipeline_config(const std::string& file,
-                                             const std::vector<std::string>& overrides) {
-  auto loaded = load_yaml_file(file);
-  if (!loaded) return loaded.err();
-  YAML::Node root = *loaded;
+result<bool> apply_overrides(YAML::Node& root, const std::vector<std::string>& overrides,
+                             const std::string& file) {
   for (const auto& o : overrides) {
     auto applied = apply_override(root, o);
     if (!applied) return error{file + ": " + applied.err().message};
     strip_marks(root, override_keys(o), 0);
   }
+  return true;
+}
+
+result<pipeline_config> load_pipeline_config(const std::string& file,
+                                             const std::vector<std::string>& overrides) {
+  auto loaded = load_yaml_file(file);
+  if (!loaded) return loaded.err();
+  YAML::Node root = *loaded;
+  if (auto ok = apply_overrides(root, overrides, file); !ok) return ok.err();
   return read_pipeline_config(root, file, std::filesystem::path(file).stem().string());
 }
 

@@ -30,6 +30,12 @@ result<pipeline_config> read_pipeline_config(const YAML::Node& root,
 result<pipeline_config> load_pipeline_config(const std::string& file,
                                              const std::vector<std::string>& overrides);
 
+/// Applies `key.path=value` overrides to a loaded document in order, as
+/// load_pipeline_config() does (an overridden value has no line). A malformed override
+/// is an error naming `file`.
+result<bool> apply_overrides(YAML::Node& root, const std::vector<std::string>& overrides,
+                             const std::string& file);
+
 /// A short human summary for the start-up log: strategy and its main parameters,
 /// steps and prompts per step, tasks, policy and device, actors, output directory.
 /// A few lines, no trailing newline.

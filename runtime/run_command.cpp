@@ -2,88 +2,20 @@
 // Links LibTorch (the built-in policy's engines and the SFT warm start).
 #include <CLI/CLI.hpp>
 
-#include <atomic>
-#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 
-#include "models/checkpoint.hpp"
-#include "models/sim_engines.hpp"
-#include "models/torch_engines.hpp"
 #include "pipelines/pipeline.hpp"
 #include "runtime/commands.hpp"
 #include "runtime/pipeline_reader.hpp"
+#include "runtime/interrupt.hpp"
+#include "runtime/run_engines.hpp"
 #include "runtime/run_tasks.hpp"
-#include "runtime/sft_job.hpp"
 
 namespace adarl {
 
 namespace {
-
-std::atomic<bool> stop_requested{false};
-
-extern "C" void on_sigint(int) {
-  // A second Ctrl-C ends the process at once.
-  if (stop_requested.exchange(true)) std::_Exit(130);
-}
-
-/// The base checkpoint of a transformer run: the configured one, or the SFT warm start
-/// cached under runs/sft-cache/<key> (trained now when absent).
-result<std::string> base_checkpoint(const pipeline_config& c) {
-  if (!c.policy.base_checkpoint.empty()) return c.policy.base_checkpoint;
-  const std::string dir = "runs/sft-cache/" + sft_cache_key(c);
-  if (read_checkpoint_meta(dir)) {
-    std::cout << "run: SFT warm start from the cache " << dir << "\n";
-    return dir;
-  }
-  sft_job_config s;
-  s.model = c.policy.model;
-  s.suite = c.tasks.suite;
-  s.dataset = c.tasks.dataset;
-  s.count = c.policy.sft_count;
-  s.seed = c.seed;
-  s.difficulty_mix = c.tasks.difficulty_mix;
-  s.steps = c.policy.sft_steps;
-  s.batch_size = c.policy.sft_batch_size;
-  s.lr = c.policy.sft_lr;
-  s.eval_count = 0;
-  s.out = dir;
-  s.device = c.policy.device;
-  s.threads = c.actors.learner_threads;
-  std::cout << "run: SFT warm start (" << s.steps << " steps), cached in " << dir << "\n";
-  auto r = run_sft_job(s, std::cout);
-  if (!r) return r.err();
-  std::cout << "run: SFT loss " << r->loss_before << " -> " << r->loss_after << "\n";
-  return dir;
-}
-
-engine_factories torch_factories(const pipeline_config& c, const std::string& base) {
-  auto tok = *tokenizer::from_charset(tokenizer::default_charset());
-  torch_policy_config policy;
-  policy.model = c.policy.model;
-  policy.model.vocab_size = tok.size();
-  policy.charset = tok.charset();
-  policy.device = c.policy.device;
-  policy.init_checkpoint = base;
-  policy.init_seed = c.seed;
-  torch_generator_config g;
-  g.policy = policy;
-  g.policy.threads = c.actors.generator_threads;
-  g.capacity = c.actors.generator_capacity;
-  g.sampling = c.sampling;
-  torch_learner_config l;
-  l.policy = policy;
-  l.policy.threads = c.actors.learner_threads;
-  l.optimizer = c.learner.optimizer;
-  l.loss = c.learner.loss;
-  l.temperature = c.sampling.temperature;
-  l.micro_batch = int32_t(c.learner.micro_batch);
-  engine_factories f;
-  f.generator = [g](uint32_t) { return make_torch_generator(g); };
-  f.learner = [l] { return make_torch_learner(l); };
-  return f;
-}
 
 void print_line(const std::string& file, bool last, const char* label) {
   std::ifstream f(file);
@@ -111,7 +43,6 @@ int run_command(const std::string& file, const std::vector<std::string>& overrid
   }
   run_options o;
   o.log = &std::cerr;
-  o.stop = &stop_requested;
   if (!resume.empty()) {
     auto ckpt = resolve_checkpoint(resume);
     if (!ckpt) {
@@ -121,22 +52,18 @@ int run_command(const std::string& file, const std::vector<std::string>& overrid
     o.resume_from = *ckpt;
     std::cout << "run: resuming from " << *ckpt << "\n";
   }
-  engine_factories engines;
-  if (c.policy.kind == policy_kind::simulated) {
-    engines = sim_factories(c, *prompts);
-  } else {
-    auto base = base_checkpoint(c);
-    if (!base) {
-      std::cerr << "run: warm start: " << base.err().message << "\n";
-      return 1;
-    }
-    engines = torch_factories(c, *base);
+  auto engines = run_engines(c, *prompts, std::cout);
+  if (!engines) {
+    std::cerr << "run: warm start: " << engines.err().message << "\n";
+    return 1;
   }
   std::filesystem::create_directories(c.out);
-  stop_requested = false;
-  auto previous = std::signal(SIGINT, on_sigint);
-  auto r = run_pipeline(c, *prompts, engines, o);
-  std::signal(SIGINT, previous);
+  result<run_outcome> r = error{"not run"};
+  {
+    sigint_guard guard;
+    o.stop = &sigint_guard::flag();
+    r = run_pipeline(c, *prompts, *engines, o);
+  }
   if (!r) {
     std::cerr << "run: " << r.err().message << "\n";
     return 1;

@@ -136,6 +136,74 @@ TEST(PipelineTest, ResumeContinuesFromTheSavedStepWithTheSamePassRates) {
   EXPECT_EQ(after->next_step, 6u);
 }
 
+TEST(PipelineTest, ResumeFromAnOlderCheckpointRewritesTheLaterLinesAndKeepsTotals) {
+  const std::string out = fresh_dir("resume_older");
+  auto c = sim_config(strategy_kind::grpo, out);
+  c.tracker.steps = 4;
+  c.learner.checkpoint_every = 2;
+  auto table = test::math_table(64, 16);
+  auto first = run_pipeline(c, table, sim_factories(c, table), {});
+  ASSERT_TRUE(first) << first.err().message;
+  const auto before = read_lines(out + "/metrics.jsonl");
+  ASSERT_EQ(before.size(), 4u);
+  // As after a crash: continue from step 2's checkpoint; steps 2 and 3 are redone.
+  run_options o;
+  o.resume_from = out + "/checkpoints/step-000002";
+  auto second = run_pipeline(c, table, sim_factories(c, table), o);
+  ASSERT_TRUE(second) << second.err().message;
+  const auto lines = read_lines(out + "/metrics.jsonl");
+  ASSERT_EQ(lines.size(), 4u);  // not 6: the lines after the checkpoint were replaced
+  uint64_t cumulative = 0;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    EXPECT_EQ(lines[i]["step"], i);
+    cumulative += lines[i]["samples"].get<uint64_t>();
+    EXPECT_EQ(lines[i]["cumulative_samples"].get<uint64_t>(), cumulative) << i;
+  }
+  EXPECT_EQ(lines[1].dump(), before[1].dump());  // kept as they were
+  std::ifstream csv(out + "/metrics.csv");
+  int rows = 0;
+  for (std::string line; std::getline(csv, line);) ++rows;
+  EXPECT_EQ(rows, 5);
+  // One evaluation per version: 0, 2 (every 2), then 2 again is not duplicated, 4.
+  std::vector<uint64_t> versions;
+  for (const auto& e : read_lines(out + "/eval.jsonl")) versions.push_back(e["version"]);
+  EXPECT_EQ(versions, (std::vector<uint64_t>{0, 2, 4}));
+}
+
+TEST(PipelineTest, ResumeRefusesAMalformedMetricsFileNamingTheLine) {
+  const std::string out = fresh_dir("resume_bad_metrics");
+  auto c = sim_config(strategy_kind::grpo, out);
+  c.tracker.steps = 2;
+  auto table = test::math_table(64, 16);
+  ASSERT_TRUE(run_pipeline(c, table, sim_factories(c, table), {}));
+  {
+    std::ofstream f(out + "/metrics.jsonl");
+    f << "{\"step\": 0}\nnot json\n{\"step\": 1}\n";
+  }
+  run_options o;
+  o.resume_from = out + "/checkpoints/step-000002";
+  c.tracker.steps = 3;
+  auto r = run_pipeline(c, table, sim_factories(c, table), o);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.err().message.find("metrics.jsonl:2"), std::string::npos) << r.err().message;
+}
+
+TEST(PipelineTest, SampleBudgetEndsTheRunAtTheStepThatReachesIt) {
+  const std::string out = fresh_dir("budget");
+  auto c = sim_config(strategy_kind::grpo, out);  // 8 prompts x 4 samples = 32 a step
+  c.tracker.steps = 100;
+  c.tracker.sample_budget = 70;
+  auto table = test::math_table(64, 16);
+  auto r = run_pipeline(c, table, sim_factories(c, table), {});
+  ASSERT_TRUE(r) << r.err().message;
+  EXPECT_EQ(r->version, 3u);  // 32, 64, 96 >= 70
+  const auto lines = read_lines(out + "/metrics.jsonl");
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines.back()["cumulative_samples"], 96u);
+  const auto evals = read_lines(out + "/eval.jsonl");
+  EXPECT_EQ(evals.back()["version"], 3u);  // the final evaluation still runs
+}
+
 TEST(PipelineTest, StopRequestWritesACheckpointAndEndsEarly) {
   const std::string out = fresh_dir("stop");
   auto c = sim_config(strategy_kind::grpo, out);

@@ -71,6 +71,25 @@ TEST(StepSummaryTest, ExitCountsAndRoundsHistogram) {
   EXPECT_EQ(s.rounds, (std::vector<uint32_t>{0, 1, 0, 2, 2}));
 }
 
+TEST(StepSummaryTest, PassRateBinsCountGroupsAndSamples) {
+  step_summary s;
+  s.add_pass_rate(0.0, 32);
+  s.add_pass_rate(0.05, 8);
+  s.add_pass_rate(0.55, 4);
+  s.add_pass_rate(1.0, 4);   // the last bin includes 1
+  s.add_pass_rate(1.7, 2);   // clamped
+  s.add_pass_rate(-0.1, 6);  // clamped
+  EXPECT_EQ(s.rate_prompts[0], 3u);
+  EXPECT_EQ(s.rate_samples[0], 46u);
+  EXPECT_EQ(s.rate_prompts[5], 1u);
+  EXPECT_EQ(s.rate_samples[5], 4u);
+  EXPECT_EQ(s.rate_prompts[9], 2u);
+  EXPECT_EQ(s.rate_samples[9], 6u);
+  uint32_t total = 0;
+  for (uint32_t n : s.rate_prompts) total += n;
+  EXPECT_EQ(total, 6u);
+}
+
 TEST(StepSummaryTest, EmptySummaryHasZeroRates) {
   const step_summary s;
   EXPECT_DOUBLE_EQ(s.real_reward(), 0.0);

@@ -98,6 +98,29 @@ TEST(DecoderTest, StaggeredAdmissionsGiveTheSameTokensAsAlone) {
       EXPECT_NEAR(got[i].logprobs[j], re[i][j].item<double>(), 1e-4);
 }
 
+TEST(DecoderTest, TwoTorchThreadsDrawTheSameTokens) {
+  auto m = tiny_model(9);
+  std::mt19937 rng(12);
+  std::vector<sample_job> jobs;
+  for (int i = 0; i < 40; ++i) jobs.push_back({random_prompt(rng, 2 + i % 11), mix_keys(4, i)});
+  sampling_params p;
+  p.top_p = 0.9f;
+  p.max_new_tokens = 12;
+  const int threads = at::get_num_threads();
+  at::set_num_threads(1);
+  auto one = sample_batch(m, jobs, p);
+  // Rows are drawn and attended in parallel: the split must not change any row.
+  at::set_num_threads(2);
+  auto two = sample_batch(m, jobs, p);
+  at::set_num_threads(threads);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    EXPECT_EQ(one[i].tokens, two[i].tokens) << "job " << i;
+    ASSERT_EQ(one[i].logprobs.size(), two[i].logprobs.size());
+    for (size_t j = 0; j < one[i].logprobs.size(); ++j)
+      EXPECT_NEAR(one[i].logprobs[j], two[i].logprobs[j], 1e-5);
+  }
+}
+
 TEST(DecoderTest, FreedSlotsAreReusedAndAFullDecoderRefuses) {
   auto m = tiny_model(6);
   std::mt19937 rng(2);

@@ -1,0 +1,26 @@
+#pragma once
+// The engines of a run of the built-in transformer, shared by `adarl run` and
+// `adarl compare` (adarl_torch_jobs: links LibTorch).
+
+#include <iosfwd>
+#include <string>
+
+#include "algorithms/result.hpp"
+#include "pipelines/pipeline.hpp"
+
+namespace adarl {
+
+/// The base checkpoint of a transformer run: model.base_checkpoint when set, else the
+/// SFT warm start cached under runs/sft-cache/<sft_cache_key> (trained now, with its
+/// progress on `log`, when absent).
+result<std::string> base_checkpoint(const pipeline_config& c, std::ostream& log);
+
+/// The LibTorch generator and learner of a run, starting from `base`.
+engine_factories torch_factories(const pipeline_config& c, const std::string& base);
+
+/// The engines of any run: the simulated ones for model.kind simulated (answers from
+/// `prompts`), else the transformer's from base_checkpoint().
+result<engine_factories> run_engines(const pipeline_config& c, prompt_table_ptr prompts,
+                                     std::ostream& log);
+
+}  // namespace adarl
