@@ -6,15 +6,13 @@
 #include <deque>
 #include <unordered_map>
 
+#include "actors/clock.hpp"
+
 namespace adarl {
 
 namespace {
 
-using clock_type = std::chrono::steady_clock;
-
-double seconds_since(clock_type::time_point t) {
-  return std::chrono::duration<double>(clock_type::now() - t).count();
-}
+using clock_type = steady_clock;
 
 struct generator_state {
   generator_setup setup;

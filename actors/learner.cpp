@@ -9,6 +9,8 @@
 #include <fstream>
 #include <map>
 
+#include "actors/clock.hpp"
+
 namespace adarl {
 
 std::string checkpoint_name(uint64_t version) {
@@ -19,11 +21,7 @@ std::string checkpoint_name(uint64_t version) {
 
 namespace {
 
-using clock_type = std::chrono::steady_clock;
-
-double since(clock_type::time_point t) {
-  return std::chrono::duration<double>(clock_type::now() - t).count();
-}
+using clock_type = steady_clock;
 
 struct learner_state {
   learner_setup setup;
@@ -137,7 +135,7 @@ void train_ready(self_ptr self) {
     const uint64_t samples_before = st.samples;
     st.samples += rec.sampling.samples;
     st.reports.erase(rep);
-    rec.wait_seconds = since(st.last_step);
+    rec.wait_seconds = seconds_since(st.last_step);
     auto t0 = clock_type::now();
     auto batch = batch_of(st, st.groups[step]);
     st.groups.erase(step);
@@ -146,12 +144,12 @@ void train_ready(self_ptr self) {
       fail(self, "step " + std::to_string(step) + ": " + stats.err().message);
       stats = train_stats{};
     }
-    rec.train_seconds = since(t0);
+    rec.train_seconds = seconds_since(t0);
     rec.wait_seconds -= rec.train_seconds;
     rec.wait_seconds = std::max(0.0, rec.wait_seconds);
     t0 = clock_type::now();
     publish(self);
-    rec.publish_seconds = since(t0);
+    rec.publish_seconds = seconds_since(t0);
     rec.policy_version = st.version();
     rec.loss = stats->loss;
     rec.grad_norm = stats->grad_norm;
@@ -159,8 +157,8 @@ void train_ready(self_ptr self) {
     rec.clip_fraction = stats->clip_fraction;
     rec.trained_samples = stats->samples;
     rec.trained_tokens = stats->tokens;
-    rec.wall_seconds = since(st.last_step);
-    rec.elapsed_seconds = since(st.start);
+    rec.wall_seconds = seconds_since(st.last_step);
+    rec.elapsed_seconds = seconds_since(st.start);
     st.last_step = clock_type::now();
     self->send(st.setup.metrics, record_atom::value, std::move(rec));
     const uint64_t v = st.version();

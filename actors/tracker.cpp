@@ -10,17 +10,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "actors/clock.hpp"
 #include "algorithms/random_keys.hpp"
 
 namespace adarl {
 
 namespace {
-
-uint64_t now_ns() {
-  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                      std::chrono::steady_clock::now().time_since_epoch())
-                      .count());
-}
 
 /// A generator with credit left.
 struct credit_line {

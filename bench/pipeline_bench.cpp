@@ -24,6 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "actors/clock.hpp"
 #include "actors/tracker.hpp"
 #include "pipelines/pipeline.hpp"
 #include "tasks/suites.hpp"
@@ -32,13 +33,6 @@ using namespace adarl;
 using clk = std::chrono::steady_clock;
 
 namespace {
-
-double since(clk::time_point t) { return std::chrono::duration<double>(clk::now() - t).count(); }
-
-uint64_t now_ns() {
-  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                      clk::now().time_since_epoch()).count());
-}
 
 size_t heap_bytes() { return mallinfo2().uordblks; }
 
@@ -73,7 +67,7 @@ void scale_core() {
     }
     while (core.generated_through() >= int64_t(version)) core.retire_through(++version);
   }
-  const double secs = since(t0);
+  const double secs = seconds_since(t0);
   const size_t after = heap_bytes();
   std::printf("scale/core: %llu prompts seen, %llu results in %.2f s: %.2f M results/s\n",
               (unsigned long long)core.pass_rates().size(), (unsigned long long)results, secs,
@@ -188,7 +182,7 @@ void scale_actors(uint64_t delay_us) {
       all.insert(all.end(), l.begin(), l.end());
       results += n;
     });
-  const double secs = since(t0);
+  const double secs = seconds_since(t0);
   std::sort(all.begin(), all.end());
   const auto pct = [&](double q) { return all.empty() ? 0.0 : all[size_t(q * (all.size() - 1))] / 1e3; };
   std::printf("scale/actors (%s): %u generators, %llu results in %.2f s: %.2f M results/s\n",

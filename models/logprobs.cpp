@@ -1,5 +1,5 @@
-// score_completions (models/sampler.hpp): log-probs of given completions with the
-// logits behind them, for the learner.
+// score_completions and completion_logprobs (models/sampler.hpp): log-probs of given
+// completions (with the logits behind them, for the learner).
 
 #include <algorithm>
 
@@ -47,6 +47,15 @@ completion_scores score_completions(transformer& model,
   auto logits = all.index({rows, index}) / temperature;  // [B, Cmax, V]
   auto picked = torch::log_softmax(logits, -1).gather(2, target.unsqueeze(2)).squeeze(2);
   return {picked.masked_fill(mask.logical_not(), 0.0), logits.detach(), mask};
+}
+
+torch::Tensor completion_logprobs(transformer& model,
+                                  const std::vector<std::vector<int32_t>>& prompts,
+                                  const std::vector<std::vector<int32_t>>& completions,
+                                  float temperature, torch::Tensor& mask) {
+  auto scores = score_completions(model, prompts, completions, temperature);
+  mask = std::move(scores.mask);
+  return std::move(scores.logp);
 }
 
 }  // namespace adarl

@@ -101,45 +101,4 @@ std::vector<sample_output> sample_batch(transformer& model,
   return out;
 }
 
-torch::Tensor completion_logprobs(transformer& model,
-                                  const std::vector<std::vector<int32_t>>& prompts,
-                                  const std::vector<std::vector<int32_t>>& completions,
-                                  float temperature, torch::Tensor& mask) {
-  const auto b = int64_t(prompts.size());
-  std::vector<std::vector<int32_t>> seqs(prompts.size());
-  size_t cmax = 1;
-  for (size_t i = 0; i < prompts.size(); ++i) {
-    seqs[i] = prompts[i];
-    seqs[i].insert(seqs[i].end(), completions[i].begin(), completions[i].end());
-    cmax = std::max(cmax, completions[i].size());
-  }
-  auto [tokens, seq_mask] = left_pad(seqs);
-  const auto device = model->parameters().front().device();
-  tokens = tokens.to(device);
-  seq_mask = seq_mask.to(device);
-  const int64_t len = tokens.size(1);
-  auto logp = torch::log_softmax(model->forward(tokens, seq_mask) / temperature, -1);
-  // The logit at position (start of completion - 1 + j) predicts completion token j.
-  auto index = torch::zeros({b, int64_t(cmax)}, torch::kLong);
-  auto target = torch::zeros({b, int64_t(cmax)}, torch::kLong);
-  mask = torch::zeros({b, int64_t(cmax)}, torch::kBool);
-  auto ix = index.accessor<int64_t, 2>();
-  auto tg = target.accessor<int64_t, 2>();
-  auto mk = mask.accessor<bool, 2>();
-  for (int64_t i = 0; i < b; ++i) {
-    const int64_t start = len - int64_t(completions[i].size());
-    for (size_t j = 0; j < completions[i].size(); ++j) {
-      ix[i][j] = start - 1 + int64_t(j);
-      tg[i][j] = completions[i][j];
-      mk[i][j] = true;
-    }
-  }
-  index = index.to(device);
-  target = target.to(device);
-  mask = mask.to(device);
-  auto rows = torch::arange(b, index.options()).unsqueeze(1).expand({b, int64_t(cmax)});
-  auto picked = logp.index({rows, index, target});
-  return picked.masked_fill(mask.logical_not(), 0.0);
-}
-
 }  // namespace adarl

@@ -41,7 +41,8 @@ std::vector<sample_output> sample_batch(transformer& model,
 /// Log-probs of completions under the model's current weights, recomputed in one
 /// forward pass: returns [B, Cmax] float with zeros past each completion's end, and
 /// `mask` [B, Cmax] (true on real completion tokens). Gradients flow unless the caller
-/// disables them (the learner recomputes log-probs with grad).
+/// disables them (the learner recomputes log-probs with grad). score_completions()
+/// without the logits (models/logprobs.cpp).
 torch::Tensor completion_logprobs(transformer& model,
                                   const std::vector<std::vector<int32_t>>& prompts,
                                   const std::vector<std::vector<int32_t>>& completions,

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "actors/clock.hpp"
 #include "algorithms/convergence.hpp"
 #include "algorithms/step_summary.hpp"
 #include "runtime/config_reader.hpp"
@@ -203,7 +204,7 @@ compare_outcome run_compare(const compare_plan& plan, prompt_table_ptr prompts,
     }
     std::error_code ec;
     std::filesystem::remove_all(r.config.out, ec);
-    auto t0 = std::chrono::steady_clock::now();
+    const auto t0 = steady_clock::now();
     auto fail = [&](const std::string& why) {
       std::lock_guard<std::mutex> lock(mu);
       outcome.failed.push_back(label + ": " + why);
@@ -215,8 +216,7 @@ compare_outcome run_compare(const compare_plan& plan, prompt_table_ptr prompts,
     o.stop = stop;
     auto run = run_pipeline(r.config, prompts, *e, o);
     if (!run) return fail(run.err().message);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double seconds = seconds_since(t0);
     if (run->interrupted) {
       std::lock_guard<std::mutex> lock(mu);
       outcome.interrupted = true;
