@@ -6,6 +6,7 @@
 #include <deque>
 #include <fstream>
 #include <map>
+#include <string_view>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
@@ -23,6 +24,25 @@ struct credit_line {
   uint32_t credit = 0;
 };
 
+/// A step's accepted samples waiting for their group, [prompt slot][sample index] (the
+/// core accepts each (step, slot, index) once, so a cell is written once), and the
+/// reason codes of its zero rewards with their counts (a handful of distinct codes:
+/// a linear search beats a map).
+struct step_store {
+  std::vector<std::vector<completion>> rows;
+  std::vector<std::pair<std::string, uint32_t>> zero_reasons;
+
+  void count_zero(const std::string& reason) {
+    const std::string_view code = reason.empty() ? std::string_view{"zero"} : reason;
+    for (auto& [r, n] : zero_reasons)
+      if (r == code) {
+        ++n;
+        return;
+      }
+    zero_reasons.emplace_back(code, 1);
+  }
+};
+
 struct tracker_state_t {
   tracker_setup setup;
   std::unique_ptr<tracker_core> core;
@@ -33,10 +53,8 @@ struct tracker_state_t {
   std::deque<size_t> ready;                        ///< Generators with credit (indices).
   std::deque<work_order> eval_queue;
   uint64_t learner_version = 0;
-  /// Accepted samples waiting for their group: per step, [prompt slot][sample index]
-  /// (the core accepts each (step, slot, index) once, so a cell is written once).
-  std::map<uint64_t, std::vector<std::vector<completion>>> store;
-  std::map<uint64_t, std::map<std::string, uint32_t>> zero_reasons;
+  /// Per step in flight, until its report is sent.
+  std::map<uint64_t, step_store> store;
   tracker_output out;
   std::vector<work_item> items;
   static inline const char* name = "tracker";
@@ -70,8 +88,8 @@ step_report make_report(const tracker_state_t& st, uint64_t step) {
     r.lag_max = c->lag_max;
     r.generation_seconds = double(c->done_ns - c->opened_ns) * 1e-9;
   }
-  if (auto it = st.zero_reasons.find(step); it != st.zero_reasons.end())
-    for (const auto& [reason, n] : it->second) {
+  if (auto it = st.store.find(step); it != st.store.end())
+    for (const auto& [reason, n] : it->second.zero_reasons) {
       r.zero_reasons.push_back(reason);
       r.zero_counts.push_back(n);
     }
@@ -86,6 +104,7 @@ void dispatch(self_ptr self) {
   while (!st.ready.empty()) {
     credit_line& g = st.generators[st.ready.front()];
     std::vector<work_order> batch;
+    batch.reserve(std::min<uint32_t>(g.credit, 1024));
     while (batch.size() < g.credit && !st.eval_queue.empty()) {
       batch.push_back(st.eval_queue.front());
       st.eval_queue.pop_front();
@@ -111,7 +130,7 @@ void deliver(self_ptr self) {
   auto& st = self->state;
   for (auto& sg : st.out.finished) {
     const finished_group& g = sg.group;
-    auto& pool = st.store[sg.step];
+    auto& pool = st.store[sg.step].rows;
     train_group tg;
     tg.step = sg.step;
     tg.slot = g.slot;
@@ -146,9 +165,10 @@ void on_scored(self_ptr self, std::vector<completion>& batch) {
     const work_result r{c.order.step, c.order.slot, c.order.index, c.reward,
                         uint32_t(c.tokens.size()), c.version};
     if (st.core->on_result(r, now, st.out) != result_fate::accepted) continue;
-    if (c.reward <= 0.f) ++st.zero_reasons[r.step][c.reason.empty() ? "zero" : c.reason];
     // The group may have finished with this very sample: store before delivering.
-    auto& pool = st.store[r.step];
+    auto& step = st.store[r.step];
+    if (c.reward <= 0.f) step.count_zero(c.reason);
+    auto& pool = step.rows;
     if (r.slot >= pool.size()) pool.resize(r.slot + 1);
     auto& row = pool[r.slot];
     if (r.index >= row.size()) row.resize(r.index + 1);
@@ -170,9 +190,12 @@ tracker_actor::behavior_type tracker_fun(self_ptr self, tracker_setup setup) {
   return {
       [=](credit_atom, uint32_t n, generator_actor g) {
         auto& s = self->state;
-        auto [it, fresh] = s.generator_index.emplace(g.address(), s.generators.size());
+        auto it = s.generator_index.find(g.address());  // find first: no node per message
+        if (it == s.generator_index.end()) {
+          it = s.generator_index.emplace(g.address(), s.generators.size()).first;
+          s.generators.push_back({g, 0});
+        }
         const size_t i = it->second;
-        if (fresh) s.generators.push_back({g, 0});
         if (s.generators[i].credit == 0 && n > 0) s.ready.push_back(i);
         s.generators[i].credit += n;
         dispatch(self);
@@ -182,7 +205,6 @@ tracker_actor::behavior_type tracker_fun(self_ptr self, tracker_setup setup) {
         auto& s = self->state;
         s.learner_version = std::max(s.learner_version, v);
         s.core->retire_through(v);
-        s.zero_reasons.erase(s.zero_reasons.begin(), s.zero_reasons.lower_bound(v));
         dispatch(self);
       },
       [=](eval_atom, uint32_t round, uint64_t version) -> uint32_t {

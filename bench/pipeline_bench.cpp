@@ -9,9 +9,13 @@
 // Issue 5 targets: <= 64 bytes per prompt, >= 1M results/s, p99 < 1 ms, busy >= 95%,
 // overhead < 2%, Seq-balance / GRPO per-step ratio <= 1.15.
 //
-//   ./build/bench/pipeline_bench [scale|steady|ratio|all]
+//   ./build/bench/pipeline_bench [scale|scale-core|saturated|paced|steady|ratio|all]
 #include <caf/all.hpp>
+#ifdef ADARL_JEMALLOC
+#include <jemalloc/jemalloc.h>
+#else
 #include <malloc.h>
+#endif
 
 #include <algorithm>
 #include <cmath>
@@ -20,6 +24,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <random>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -34,7 +40,20 @@ using clk = std::chrono::steady_clock;
 
 namespace {
 
-size_t heap_bytes() { return mallinfo2().uordblks; }
+/// Bytes allocated on the heap now, from whichever allocator the bench is linked with.
+size_t heap_bytes() {
+#ifdef ADARL_JEMALLOC
+  uint64_t epoch = 1;  // statistics are cached until the epoch advances
+  size_t size = sizeof(epoch);
+  mallctl("epoch", &epoch, &size, &epoch, size);
+  size_t allocated = 0;
+  size = sizeof(allocated);
+  if (mallctl("stats.allocated", &allocated, &size, nullptr, 0) != 0) return 0;
+  return allocated;
+#else
+  return mallinfo2().uordblks;
+#endif
+}
 
 tracker_config scale_config(strategy_kind kind) {
   tracker_config c;
@@ -77,22 +96,27 @@ void scale_core() {
               double(after - before) / prompts, after - before, (unsigned long long)prompts);
 }
 
-// A generator that answers its orders `delay_us` after receiving them (at once when 0),
-// rewards keyed by the stream, and records the delay between its previous answer and
-// the next order it receives (the tracker's result -> next order latency).
+// A generator that answers its orders `delay_us` after receiving them (at once when 0;
+// with `jitter`, a delay drawn uniformly from [0.5, 1.5] x delay_us per batch, so that
+// 1,000 generators do not answer in lockstep), rewards keyed by the stream, and records
+// the delay between its previous answer and the next order it receives (the tracker's
+// result -> next order latency).
 struct fast_gen_state {
   uint64_t last_sent = 0;
   std::vector<uint64_t> latencies;
   uint64_t answered = 0;
-  std::deque<std::pair<uint64_t, std::vector<work_order>>> due;  ///< (due time, orders)
+  std::multimap<uint64_t, std::vector<work_order>> due;  ///< By due time.
+  std::minstd_rand rng;
 };
 
 generator_actor::behavior_type fast_generator(
     generator_actor::stateful_pointer<fast_gen_state> self, tracker_actor tracker,
-    caf::actor sink, uint64_t limit, uint64_t delay_us) {
+    caf::actor sink, uint64_t limit, uint64_t delay_us, bool jitter, uint32_t seed) {
+  self->state.rng.seed(seed + 1);
   auto answer = [=](std::vector<work_order>& w) {
     auto& st = self->state;
     std::vector<completion> batch;
+    batch.reserve(w.size());
     for (const auto& o : w) {
       completion c;
       c.order = o;
@@ -113,22 +137,26 @@ generator_actor::behavior_type fast_generator(
   return {
       [=](work_atom, std::vector<work_order>& w) {
         auto& st = self->state;
-        if (st.last_sent) st.latencies.push_back(now_ns() - st.last_sent);
+        const uint64_t now = now_ns();
+        if (st.last_sent) st.latencies.push_back(now - st.last_sent);
         if (delay_us == 0) return answer(w);
-        if (st.due.empty())
-          self->delayed_send(self, std::chrono::microseconds(delay_us), decode_atom::value);
-        st.due.emplace_back(now_ns() + delay_us * 1000, std::move(w));
+        uint64_t ns = delay_us * 1000;
+        if (jitter) ns = ns / 2 + st.rng() % (ns + 1);
+        const uint64_t due = now + ns;
+        if (st.due.empty() || due < st.due.begin()->first)
+          self->delayed_send(self, std::chrono::nanoseconds(ns), decode_atom::value);
+        st.due.emplace(due, std::move(w));
       },
       [](weights_atom, weights_ptr) {},
       [=](decode_atom) {
         auto& st = self->state;
         const uint64_t now = now_ns();
-        while (!st.due.empty() && st.due.front().first <= now) {
-          answer(st.due.front().second);
-          st.due.pop_front();
+        while (!st.due.empty() && st.due.begin()->first <= now) {
+          answer(st.due.begin()->second);
+          st.due.erase(st.due.begin());
         }
         if (!st.due.empty())
-          self->delayed_send(self, std::chrono::nanoseconds(st.due.front().first - now),
+          self->delayed_send(self, std::chrono::nanoseconds(st.due.begin()->first - now),
                              decode_atom::value);
       },
   };
@@ -145,9 +173,11 @@ learner_actor::behavior_type instant_learner(learner_actor::pointer self, tracke
 
 // 1,000 generator actors with credit 4 each. delay_us = 0: every generator answers at
 // once, so the tracker is saturated (throughput; the latency is then queueing behind
-// the other 999). delay_us > 0: each batch takes that long to "generate", an offered
-// load of 4,000 results per delay (the latency of the tracker itself under load).
-void scale_actors(uint64_t delay_us) {
+// the other 999). delay_us > 0: each batch takes that long to "generate" on average, an
+// offered load of 4,000 results per delay (the latency of the tracker itself under
+// load). Without jitter every generator's batch takes exactly delay_us and the 1,000
+// generators answer in bursts (the worst case: each burst queues behind itself).
+void scale_actors(uint64_t delay_us, bool jitter) {
   const uint32_t generators = 1000;
   const uint64_t per_generator = delay_us ? 400 : 2000;
   struct cfg_t : caf::actor_system_config {
@@ -171,7 +201,7 @@ void scale_actors(uint64_t delay_us) {
   const auto t0 = clk::now();
   for (uint32_t i = 0; i < generators; ++i) {
     auto g = sys.spawn(fast_generator, tracker, caf::actor_cast<caf::actor>(self), per_generator,
-                       delay_us);
+                       delay_us, jitter, i);
     self->send(tracker, credit_atom::value, uint32_t{4}, g);
     gens.push_back(g);
   }
@@ -186,7 +216,8 @@ void scale_actors(uint64_t delay_us) {
   std::sort(all.begin(), all.end());
   const auto pct = [&](double q) { return all.empty() ? 0.0 : all[size_t(q * (all.size() - 1))] / 1e3; };
   std::printf("scale/actors (%s): %u generators, %llu results in %.2f s: %.2f M results/s\n",
-              delay_us ? ("paced, " + std::to_string(delay_us) + " us per batch").c_str()
+              delay_us ? ("paced, " + std::to_string(delay_us) + " us per batch" +
+                          (jitter ? " +-50%" : ", lockstep")).c_str()
                        : "saturated",
               generators, (unsigned long long)results, secs, results / secs / 1e6);
   std::printf("scale/actors: result -> next order latency p50 %.1f us, p99 %.1f us, max %.1f us\n",
@@ -304,11 +335,14 @@ void ratio() {
 
 int main(int argc, char** argv) {
   const std::string what = argc > 1 ? argv[1] : "all";
-  if (what == "scale" || what == "all") {
-    scale_core();
-    scale_actors(0);
-    scale_actors(20'000);  // offered 200 k results/s
-    scale_actors(10'000);  // offered 400 k results/s
+  const bool scale = what == "scale" || what == "all";
+  if (scale || what == "scale-core") scale_core();
+  if (scale || what == "saturated") scale_actors(0, false);
+  if (scale || what == "paced") {
+    scale_actors(20'000, true);   // offered 200 k results/s
+    scale_actors(10'000, true);   // offered 400 k results/s
+    scale_actors(5'000, true);    // offered 800 k results/s
+    scale_actors(20'000, false);  // 200 k results/s in bursts of 4,000
   }
   if (what == "steady" || what == "all") steady();
   if (what == "ratio" || what == "all") ratio();

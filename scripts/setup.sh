@@ -17,6 +17,7 @@ packages=(
   libcli11-dev                    # command line
   libgtest-dev libgmock-dev       # tests
   libbenchmark-dev                # benchmarks
+  libjemalloc-dev                 # allocator of the executables (cross-thread frees)
   python3
 )
 
