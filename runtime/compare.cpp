@@ -138,7 +138,9 @@ result<compare_plan> load_compare_config(const std::string& file,
     plan.strategies.push_back(name);
     for (uint64_t seed : s.seeds) {
       YAML::Node doc = YAML::Clone(root);
-      doc["strategy"] = strategy;
+      // A copy: an entry's `set` may write into strategy.*, and the node may be shared
+      // (a YAML alias used by several entries, the entry itself for the next seed).
+      doc["strategy"] = YAML::Clone(strategy);
       if (auto ok = apply_overrides(doc, set, file); !ok) {
         e.fail("set", ok.err().message);
         break;

@@ -113,6 +113,27 @@ TEST(CompareConfigTest, DefaultsToTheSixStrategiesAndAppliesEntryOverrides) {
   EXPECT_EQ(defaults->strategies.back(), "ada-est");
 }
 
+TEST(CompareConfigTest, AnEntrysStrategyOverrideStaysInThatEntry) {
+  // Two entries share one strategy section through a YAML alias; the first changes it
+  // with `set`. The second must see the section as written.
+  const std::string dir = fresh_dir("alias");
+  auto doc = tiny_document(dir + "/out");
+  const std::string from = doc.substr(doc.find("  strategies:"));
+  doc.replace(doc.find("  strategies:"), from.size(), R"(  strategies:
+    - name: tuned
+      strategy: &seq {kind: ada-seq, exit: balance, max_rounds: 4}
+      set: ["strategy.max_rounds=7"]
+    - {name: plain, strategy: *seq}
+)");
+  auto plan = load_compare_config(write_file(dir + "/c.yaml", doc), {"compare.baseline=plain"});
+  ASSERT_TRUE(plan) << plan.err().message;
+  ASSERT_EQ(plan->runs.size(), 4u);
+  EXPECT_EQ(plan->runs[0].config.tracker.strategy.seq.max_rounds, 7u);
+  EXPECT_EQ(plan->runs[1].config.tracker.strategy.seq.max_rounds, 7u);
+  EXPECT_EQ(plan->runs[2].config.tracker.strategy.seq.max_rounds, 4u);
+  EXPECT_EQ(plan->runs[3].config.tracker.strategy.seq.max_rounds, 4u);
+}
+
 TEST(CompareConfigTest, BadEntriesAreReportedWithTheirEntryAndKey) {
   const std::string dir = fresh_dir("bad");
   const std::string file = write_file(dir + "/c.yaml", tiny_document(dir + "/out"));
