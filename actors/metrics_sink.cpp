@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "actors/json_lines.hpp"
 #include "algorithms/step_types.hpp"
 
 namespace adarl {
@@ -129,27 +130,6 @@ std::string progress_line(const nlohmann::json& line, uint64_t total_steps,
 
 namespace {
 
-/// The JSON lines of `file`; a torn last line is dropped, another bad line is an error.
-result<std::vector<nlohmann::json>> read_json_lines(const std::string& file) {
-  std::vector<nlohmann::json> out;
-  std::ifstream f(file);
-  std::string line, bad;
-  size_t n = 0, bad_line = 0;
-  while (std::getline(f, line)) {
-    ++n;
-    if (line.empty()) continue;
-    if (!bad.empty()) return error{file + ":" + std::to_string(bad_line) + ": " + bad};
-    auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_object()) {
-      out.push_back(std::move(j));
-    } else {
-      bad = "not a JSON object";
-      bad_line = n;
-    }
-  }
-  return out;
-}
-
 /// Replaces `file` with `text` through a temporary file.
 result<bool> replace_file(const std::string& file, const std::string& text) {
   const std::string tmp = file + ".tmp";
@@ -171,10 +151,35 @@ uint64_t get_u64(const nlohmann::json& j, const char* key) {
 
 }  // namespace
 
+result<std::vector<nlohmann::json>> read_json_lines(const std::string& file, bool missing_ok) {
+  std::ifstream f(file);
+  if (!f) {
+    if (missing_ok && !std::filesystem::exists(file)) return std::vector<nlohmann::json>{};
+    return error{file + ": cannot open"};
+  }
+  std::vector<nlohmann::json> out;
+  std::string line, bad;
+  size_t n = 0, bad_line = 0;
+  while (std::getline(f, line)) {
+    ++n;
+    if (line.empty()) continue;
+    // Only the last non-empty line may be torn: a bad line followed by another is an error.
+    if (!bad.empty()) return error{file + ":" + std::to_string(bad_line) + ": " + bad};
+    auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_object()) {
+      out.push_back(std::move(j));
+    } else {
+      bad = "not a JSON object";
+      bad_line = n;
+    }
+  }
+  return out;
+}
+
 result<metrics_totals> resume_metrics(const std::string& dir, uint64_t version) {
-  auto steps = read_json_lines(dir + "/metrics.jsonl");
+  auto steps = read_json_lines(dir + "/metrics.jsonl", /*missing_ok=*/true);
   if (!steps) return steps.err();
-  auto evals = read_json_lines(dir + "/eval.jsonl");
+  auto evals = read_json_lines(dir + "/eval.jsonl", /*missing_ok=*/true);
   if (!evals) return evals.err();
   metrics_totals t;
   std::string jsonl, csv = csv_header() + "\n", eval;

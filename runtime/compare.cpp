@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "actors/clock.hpp"
+#include "actors/json_lines.hpp"
 #include "algorithms/convergence.hpp"
 #include "algorithms/step_summary.hpp"
 #include "runtime/config_reader.hpp"
@@ -265,21 +266,6 @@ compare_outcome run_compare(const compare_plan& plan, prompt_table_ptr prompts,
 
 namespace {
 
-result<std::vector<json>> read_lines(const std::string& file) {
-  std::ifstream f(file);
-  if (!f) return error{file + ": cannot open"};
-  std::vector<json> out;
-  size_t n = 0;
-  for (std::string line; std::getline(f, line);) {
-    ++n;
-    if (line.empty()) continue;
-    json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (!j.is_object()) return error{file + ":" + std::to_string(n) + ": not a JSON object"};
-    out.push_back(std::move(j));
-  }
-  return out;
-}
-
 double number(const json& j, const char* key, double fallback = 0) {
   auto it = j.find(key);
   return it != j.end() && it->is_number() ? it->get<double>() : fallback;
@@ -313,9 +299,9 @@ std::vector<double> prompt_values(const json& eval, bool sampled) {
 }  // namespace
 
 result<json> collect_run(const std::string& dir, const compare_settings& s) {
-  auto steps = read_lines(dir + "/metrics.jsonl");
+  auto steps = read_json_lines(dir + "/metrics.jsonl", /*missing_ok=*/false);
   if (!steps) return steps.err();
-  auto evals = read_lines(dir + "/eval.jsonl");
+  auto evals = read_json_lines(dir + "/eval.jsonl", /*missing_ok=*/false);
   if (!evals) return evals.err();
   if (evals->empty()) return error{dir + "/eval.jsonl: no evaluation"};
   json run;

@@ -84,7 +84,8 @@ compare_outcome run_compare(const compare_plan& plan, prompt_table_ptr prompts,
 /// One run's entry of compare.json from its output directory (metrics.jsonl,
 /// eval.jsonl): curves, samples and tokens to the targets, final accuracy and the
 /// per-prompt final accuracy ("prompt_final"), samples by estimated pass rate. A missing
-/// or malformed file is an error naming it (and the line).
+/// or malformed file is an error naming it (and the line); a torn last line (a run still
+/// writing, or stopped while writing) is left out (read_json_lines).
 result<nlohmann::json> collect_run(const std::string& dir, const compare_settings& s);
 
 /// compare.json from the runs' directories: per run (collect_run), per strategy

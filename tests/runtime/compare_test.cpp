@@ -296,10 +296,20 @@ TEST(CompareCollectTest, AMissingOrMalformedRunFileIsAnErrorNamingIt) {
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.err().message.find("nothing/metrics.jsonl"), std::string::npos);
   fake_run(d + "/r", {0.1}, 10, {0.1, 0.2}, {{0.0}});
-  { std::ofstream(d + "/r/metrics.jsonl", std::ios::app) << "{oops\n"; }
+  { std::ofstream(d + "/r/metrics.jsonl", std::ios::app) << "{oops\n" << R"({"step": 2})" << "\n"; }
   auto bad = collect_run(d + "/r", s);
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.err().message.find("metrics.jsonl:3"), std::string::npos) << bad.err().message;
+  // A torn last line (a run still writing it) is left out, not an error.
+  fake_run(d + "/torn", {0.1}, 10, {0.1, 0.2}, {{0.0}});
+  { std::ofstream(d + "/torn/metrics.jsonl", std::ios::app) << R"({"step": 2, "real_rew)"; }
+  auto torn = collect_run(d + "/torn", s);
+  ASSERT_TRUE(torn) << torn.err().message;
+  auto whole = collect_run(fake_run(d + "/whole", {0.1}, 10, {0.1, 0.2}, {{0.0}}), s);
+  ASSERT_TRUE(whole) << whole.err().message;
+  torn->erase("dir");
+  whole->erase("dir");
+  EXPECT_EQ(torn->dump(), whole->dump());
 }
 
 // --- a tiny comparison end to end on the simulated policy ---
