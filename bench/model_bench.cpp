@@ -15,6 +15,7 @@
 #include "models/optimizer.hpp"
 #include "models/sampler.hpp"
 #include "models/tokenizer.hpp"
+#include "runtime/process_env.hpp"
 
 using namespace adarl;
 using clk = std::chrono::steady_clock;
@@ -52,6 +53,7 @@ double gemm_roofline() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  adarl::ensure_process_env(argv);  // the same OpenMP and OpenBLAS settings as adarl
   const int threads = argc > 1 ? std::atoi(argv[1]) : 2;
   if (threads < 1 || argc > 2) {
     std::fprintf(stderr, "usage: model_bench [threads >= 1]\n");
@@ -64,8 +66,9 @@ int main(int argc, char** argv) {
   transformer model(c);
   const double params = double(c.parameter_count());
   std::printf("model: d_model %d, layers %d, heads %d, d_ff %d, vocab %d: %.0f parameters; "
-              "torch threads %d\n",
-              c.d_model, c.n_layers, c.n_heads, c.d_ff, c.vocab_size, params, threads);
+              "torch threads %d; OpenBLAS kernels %s\n",
+              c.d_model, c.n_layers, c.n_heads, c.d_ff, c.vocab_size, params, threads,
+              adarl::openblas_kernels());
   const double roof = gemm_roofline();
   std::printf("roofline (best GEMM): %.2f GFLOP/s\n", roof / 1e9);
 

@@ -4,11 +4,11 @@
 #include <cstdlib>
 
 #include "runtime/commands.hpp"
+#include "runtime/process_env.hpp"
 
 int main(int argc, char** argv) {
-  // OpenMP threads (LibTorch) that spin while waiting fight everything else on a small
-  // machine (TOOLCHAIN.md "Speed"); passive waiting unless the user chose otherwise.
-  setenv("OMP_WAIT_POLICY", "PASSIVE", /*overwrite=*/0);
+  // OMP_WAIT_POLICY and OPENBLAS_CORETYPE are read before main: may start again with them.
+  adarl::ensure_process_env(argv);
   CLI::App app{"adarl: adaptive-sampling reinforcement learning for language models"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "adarl 0.1.0");
