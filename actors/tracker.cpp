@@ -103,22 +103,21 @@ void dispatch(self_ptr self) {
   const uint64_t now = now_ns();
   while (!st.ready.empty()) {
     credit_line& g = st.generators[st.ready.front()];
+    // Evaluation orders first, then the strategies' requests; the batch is allocated
+    // only once there is work for it.
+    const size_t from_eval = std::min<size_t>(g.credit, st.eval_queue.size());
+    st.items.clear();
+    if (from_eval < g.credit)
+      st.core->next_work(g.credit - uint32_t(from_eval), st.learner_version, now, st.items);
+    if (from_eval + st.items.size() == 0) return;  // no work now: credit stays for later
     std::vector<work_order> batch;
-    batch.reserve(std::min<uint32_t>(g.credit, 1024));
-    while (batch.size() < g.credit && !st.eval_queue.empty()) {
-      batch.push_back(st.eval_queue.front());
-      st.eval_queue.pop_front();
-    }
-    if (batch.size() < g.credit) {
-      st.items.clear();
-      st.core->next_work(g.credit - uint32_t(batch.size()), st.learner_version, now,
-                         st.items);
-      const uint64_t lag = st.setup.core.lag.max_lag;
-      for (const auto& w : st.items)
-        batch.push_back({w.step, w.slot, w.index, w.prompt_id, w.stream, 0, false,
-                         w.step > lag ? w.step - lag : 0});
-    }
-    if (batch.empty()) return;  // no work now: credit stays for later
+    batch.reserve(from_eval + st.items.size());
+    batch.insert(batch.end(), st.eval_queue.begin(), st.eval_queue.begin() + from_eval);
+    st.eval_queue.erase(st.eval_queue.begin(), st.eval_queue.begin() + from_eval);
+    const uint64_t lag = st.setup.core.lag.max_lag;
+    for (const auto& w : st.items)
+      batch.push_back({w.step, w.slot, w.index, w.prompt_id, w.stream, 0, false,
+                       w.step > lag ? w.step - lag : 0});
     g.credit -= uint32_t(batch.size());
     if (g.credit == 0) st.ready.pop_front();
     self->send(g.handle, work_atom::value, std::move(batch));

@@ -36,7 +36,6 @@
 #include "tasks/suites.hpp"
 
 using namespace adarl;
-using clk = std::chrono::steady_clock;
 
 namespace {
 
@@ -72,7 +71,7 @@ void scale_core() {
   std::vector<work_item> items;
   tracker_output out;
   uint64_t results = 0, version = 0;
-  const auto t0 = clk::now();
+  const auto t0 = steady_clock::now();
   while (uint64_t(core.generated_through() + 1) * 1024 < prompts) {
     items.clear();
     core.next_work(4096, version, 0, items);
@@ -198,7 +197,7 @@ void scale_actors(uint64_t delay_us, bool jitter) {
   auto learner = sys.spawn(instant_learner, tracker);
   self->send(tracker, start_atom::value, learner, evaluator_actor{});
   std::vector<generator_actor> gens;
-  const auto t0 = clk::now();
+  const auto t0 = steady_clock::now();
   for (uint32_t i = 0; i < generators; ++i) {
     auto g = sys.spawn(fast_generator, tracker, caf::actor_cast<caf::actor>(self), per_generator,
                        delay_us, jitter, i);
