@@ -304,6 +304,11 @@ result<json> collect_run(const std::string& dir, const compare_settings& s) {
   auto evals = read_json_lines(dir + "/eval.jsonl", /*missing_ok=*/false);
   if (!evals) return evals.err();
   if (evals->empty()) return error{dir + "/eval.jsonl: no evaluation"};
+  // The evaluator writes each evaluation when it completes, and a later version's can
+  // complete first: order them by version so the base, the curve and the final one agree.
+  std::stable_sort(evals->begin(), evals->end(), [](const json& a, const json& b) {
+    return number(a, "version") < number(b, "version");
+  });
   json run;
   run["dir"] = dir;
   json step_rows = json::array();

@@ -312,6 +312,36 @@ TEST(CompareCollectTest, AMissingOrMalformedRunFileIsAnErrorNamingIt) {
   EXPECT_EQ(torn->dump(), whole->dump());
 }
 
+TEST(CompareCollectTest, EvaluationsWrittenOutOfOrderAreReadByVersion) {
+  // The evaluator writes an evaluation when it completes; a later version's can come first.
+  const std::string d = fresh_dir("collect_order");
+  compare_settings s;
+  s.target_heldout = 0.25;
+  const std::vector<std::vector<double>> prompts{{0.0, 1.0}, {1.0, 1.0}};
+  auto in_order = collect_run(fake_run(d + "/a", {0.2, 0.3, 0.4}, 10, {0.1, 0.2}, prompts), s);
+  ASSERT_TRUE(in_order) << in_order.err().message;
+  const std::string shuffled = fake_run(d + "/b", {0.2, 0.3, 0.4}, 10, {0.1, 0.2}, prompts);
+  std::vector<std::string> lines;
+  {
+    std::ifstream in(shuffled + "/eval.jsonl");
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+  }
+  ASSERT_EQ(lines.size(), 3u);
+  {
+    std::ofstream out(shuffled + "/eval.jsonl");
+    out << lines[2] << "\n" << lines[0] << "\n" << lines[1] << "\n";
+  }
+  auto out_of_order = collect_run(shuffled, s);
+  ASSERT_TRUE(out_of_order) << out_of_order.err().message;
+  EXPECT_EQ((*out_of_order)["samples_to_heldout"], 10.0);  // version 1, not the first line
+  EXPECT_EQ((*out_of_order)["base_version"], 0.0);
+  EXPECT_EQ((*out_of_order)["final_version"], 2.0);
+  EXPECT_EQ((*out_of_order)["prompt_base"], json({0.0, 1.0}));
+  in_order->erase("dir");
+  out_of_order->erase("dir");
+  EXPECT_EQ(in_order->dump(), out_of_order->dump());
+}
+
 // --- a tiny comparison end to end on the simulated policy ---
 
 TEST(CompareRunTest, TinyComparisonRunsEveryRunToTheBudgetAndReportsIt) {
