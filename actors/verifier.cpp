@@ -12,20 +12,10 @@ void score(const verifier_setup& s, completion& c) {
     c.reason = "unknown_prompt";
     return;
   }
-  const task_item& item = s.prompts->rows[c.order.prompt_id].item;
-  auto v = s.registry->find(item.verifier);
-  if (!v) {
-    c.reason = "unknown_verifier";
-    return;
-  }
-  try {
-    const verdict d = (*v)->verify(item, s.tok->decode(c.tokens));
-    c.reward = d.reward;
-    c.reason = d.reward > 0.f ? std::string() : (d.reason.empty() ? "wrong" : d.reason);
-  } catch (...) {  // verifiers promise not to throw; a broken one costs a zero reward
-    c.reward = 0.f;
-    c.reason = "verifier_error";
-  }
+  const verdict d =
+      verify_item(*s.registry, s.prompts->rows[c.order.prompt_id].item, s.tok->decode(c.tokens));
+  c.reward = d.reward;
+  c.reason = d.reason;
 }
 
 namespace {

@@ -11,6 +11,7 @@
 #include "actors/generator.hpp"
 #include "actors/learner.hpp"
 #include "actors/metrics_sink.hpp"
+#include "actors/remote_verifier.hpp"
 #include "actors/tracker.hpp"
 #include "actors/verifier.hpp"
 #include "models/sim_engines.hpp"
@@ -103,6 +104,28 @@ result<run_outcome> run_pipeline(const pipeline_config& c, prompt_table_ptr prom
   std::vector<verifier_actor> verifiers;
   for (uint32_t i = 0; i < c.actors.verifiers; ++i)
     verifiers.push_back(spawn_verifier(sys, {prompts, registry, shared_tok, tracker}));
+  // Remote workers: every batch goes through the hub; the local verifiers are its fallback.
+  std::shared_ptr<remote_verifier_hub> hub;
+  std::vector<verifier_actor> scorers = verifiers;
+  if (const auto& r = c.actors.remote_verifiers; !r.bind.empty()) {
+    remote_verifier_setup rs;
+    rs.bind = r.bind;
+    rs.pool = r.pool;
+    rs.scoring = {prompts, registry, shared_tok, tracker};
+    rs.local = verifiers;
+    rs.warn = [supervisor](const std::string& w) { caf::anon_send(supervisor, w); };
+    auto opened = remote_verifier_hub::open(std::move(rs));
+    if (!opened) {
+      for (const auto& v : verifiers) self->send_exit(v, caf::exit_reason::user_shutdown);
+      self->send_exit(tracker, caf::exit_reason::user_shutdown);
+      self->send_exit(metrics, caf::exit_reason::user_shutdown);
+      return opened.err();
+    }
+    hub = std::move(*opened);
+    say(o, "remote verifiers: listening on " + hub->endpoint() +
+               " (adarl worker verify --connect ENDPOINT)");
+    scorers = {spawn_remote_verifier(sys, hub)};
+  }
   std::vector<generator_actor> generators;
   for (uint32_t i = 0; i < c.actors.generators; ++i) {
     generator_setup gs;
@@ -110,7 +133,7 @@ result<run_outcome> run_pipeline(const pipeline_config& c, prompt_table_ptr prom
     gs.make_engine = [f = engines.generator, i] { return f(i); };
     gs.prompts = prompts;
     gs.tracker = tracker;
-    gs.verifiers = verifiers;
+    gs.verifiers = scorers;
     gs.metrics = metrics;
     gs.supervisor = supervisor;
     generators.push_back(spawn_generator(sys, std::move(gs)));
@@ -175,6 +198,15 @@ result<run_outcome> run_pipeline(const pipeline_config& c, prompt_table_ptr prom
       .receive([](bool) {}, [](caf::error&) {});
   for (const auto& g : generators) self->send_exit(g, caf::exit_reason::user_shutdown);
   for (const auto& v : verifiers) self->send_exit(v, caf::exit_reason::user_shutdown);
+  if (hub) {
+    self->send_exit(scorers.front(), caf::exit_reason::user_shutdown);
+    const auto s = hub->stats();
+    say(o, "remote verifiers: " + std::to_string(s.pool.returned) + " batches scored by workers, " +
+               std::to_string(s.pool.local) + " locally, " + std::to_string(s.pool.reissued) +
+               " re-issued, " + std::to_string(s.pool.workers_lost) + " workers lost, " +
+               std::to_string(s.pool.stale) + " stale results dropped");
+    hub.reset();  // joins its I/O thread
+  }
   self->send_exit(learner, caf::exit_reason::user_shutdown);
   self->send_exit(evaluator, caf::exit_reason::user_shutdown);
   self->send_exit(tracker, caf::exit_reason::user_shutdown);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/remote_pool.hpp"
 #include "algorithms/tracker_core.hpp"
 #include "models/model_config.hpp"
 #include "models/sim_engines.hpp"
@@ -42,6 +43,13 @@ struct tasks_section {
   std::vector<double> difficulty_mix{1, 1, 1, 1, 1};  ///< Weights of levels 1..5.
 };
 
+/// `actors.remote_verifiers:` - verifier workers on other machines (`adarl worker
+/// verify --connect ENDPOINT`), actors/remote_verifier.hpp. Off while bind is "".
+struct remote_verifiers_section {
+  std::string bind;                ///< ZeroMQ endpoint to listen on, e.g. "tcp://*:5557".
+  remote_pool_config pool;         ///< heartbeat, timeout, local_after (seconds).
+};
+
 /// `actors:` - how many of each and how big.
 struct actors_section {
   uint32_t generators = 1;
@@ -50,6 +58,9 @@ struct actors_section {
   uint32_t verifiers = 1;
   int32_t learner_threads = 1;       ///< Torch threads of the learner.
   uint32_t scheduler_threads = 2;    ///< CAF scheduler workers (cooperative actors).
+  /// With a bind endpoint every batch goes to remote workers; the local verifiers
+  /// score what no worker takes in time.
+  remote_verifiers_section remote_verifiers;
   /// Simulated generators only; capacity is set from generator_capacity. (Qualified
   /// because the member has its type's name.)
   adarl::sim_latency sim_latency;

@@ -26,5 +26,7 @@ void add_run_command(CLI::App& app, int& exit_code);
 void add_compare_command(CLI::App& app, int& exit_code);
 /// `adarl report`: the report page of a run or a comparison (runtime/report_command.cpp).
 void add_report_command(CLI::App& app, int& exit_code);
+/// `adarl worker verify`: a remote verifier worker (runtime/worker_command.cpp).
+void add_worker_command(CLI::App& app, int& exit_code);
 
 }  // namespace adarl

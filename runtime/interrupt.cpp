@@ -19,9 +19,13 @@ extern "C" void on_sigint(int) {
 sigint_guard::sigint_guard() {
   stop_requested = false;
   previous_ = std::signal(SIGINT, on_sigint);
+  previous_term_ = std::signal(SIGTERM, on_sigint);
 }
 
-sigint_guard::~sigint_guard() { std::signal(SIGINT, previous_); }
+sigint_guard::~sigint_guard() {
+  std::signal(SIGINT, previous_);
+  std::signal(SIGTERM, previous_term_);
+}
 
 const std::atomic<bool>& sigint_guard::flag() { return stop_requested; }
 

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   adarl::add_run_command(app, exit_code);
   adarl::add_compare_command(app, exit_code);
   adarl::add_report_command(app, exit_code);
+  adarl::add_worker_command(app, exit_code);
   CLI11_PARSE(app, argc, argv);
   return exit_code;
 }

@@ -61,7 +61,10 @@ std::string describe(const pipeline_config& c) {
          text(c.seed) + "\n  tasks: " + tasks +
          "\n  policy: " + describe_policy(c.policy) +
          "\n  actors: " + text(a.generators) + " generator(s) x " +
-         text(a.generator_capacity) + " rows, " + text(a.verifiers) + " verifier(s), " +
+         text(a.generator_capacity) + " rows, " + text(a.verifiers) + " verifier(s)" +
+         (a.remote_verifiers.bind.empty()
+              ? std::string(", ")
+              : " (fallback for remote workers at " + a.remote_verifiers.bind + "), ") +
          "learner micro-batch " + text(c.learner.micro_batch) + "\n  out: " + c.out;
 }
 

@@ -178,6 +178,24 @@ void read_latency(config_map m, sim_latency& l) {
   m.finish();
 }
 
+void read_remote(config_map m, remote_verifiers_section& r) {
+  m.get("bind", r.bind);
+  const bool known = r.bind.empty() || r.bind.rfind("tcp://", 0) == 0 ||
+                     r.bind.rfind("ipc://", 0) == 0 || r.bind.rfind("inproc://", 0) == 0;
+  if (!known)
+    m.fail("bind", "expected \"\" (off) or a ZeroMQ endpoint (tcp://HOST:PORT, ipc://PATH), got \"" +
+                       r.bind + "\"");
+  auto& p = r.pool;
+  m.get("heartbeat", p.heartbeat);
+  expect(m, "heartbeat", p.heartbeat > 0, "a positive number of seconds", p.heartbeat);
+  m.get("timeout", p.timeout);
+  expect(m, "timeout", p.timeout > p.heartbeat,
+         "more seconds than heartbeat (" + text(p.heartbeat) + ")", p.timeout);
+  m.get("local_after", p.local_after);
+  expect(m, "local_after", p.local_after >= 0, "a number of seconds >= 0", p.local_after);
+  m.finish();
+}
+
 void read_actors(config_map m, actors_section& a) {
   m.get("generators", a.generators, 1);
   m.get("generator_capacity", a.generator_capacity, 1);
@@ -187,6 +205,7 @@ void read_actors(config_map m, actors_section& a) {
   m.get("scheduler_threads", a.scheduler_threads, 1);
   read_latency(m.child("sim_latency"), a.sim_latency);
   a.sim_latency.capacity = a.generator_capacity;
+  read_remote(m.child("remote_verifiers"), a.remote_verifiers);
   m.finish();
 }
 

@@ -19,6 +19,7 @@ packages=(
   libbenchmark-dev                # benchmarks
   libjemalloc-dev                 # allocator of the executables (cross-thread frees)
   python3
+  python3-zmq python3-msgpack     # the example Python remote verifier (scripts/remote_verifier.py)
 )
 
 missing=()

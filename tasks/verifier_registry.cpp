@@ -21,4 +21,18 @@ std::vector<std::string> verifier_registry::names() const {
   return out;
 }
 
+verdict verify_item(const verifier_registry& registry, const task_item& item,
+                    std::string_view completion) {
+  auto v = registry.find(item.verifier);
+  if (!v) return {0.f, "unknown_verifier"};
+  verdict d;
+  try {
+    d = (*v)->verify(item, completion);
+  } catch (...) {  // verifiers promise not to throw; a broken one costs a zero reward
+    return {0.f, "verifier_error"};
+  }
+  if (!(d.reward > 0.f)) return {0.f, d.reason.empty() ? "wrong" : d.reason};
+  return {d.reward, std::string()};
+}
+
 }  // namespace adarl

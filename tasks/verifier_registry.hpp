@@ -30,4 +30,11 @@ class verifier_registry {
   std::map<std::string, std::unique_ptr<verifier>> by_name_;
 };
 
+/// Scores one completion with the item's verifier from `registry`. Never throws: an
+/// unknown verifier is a zero reward with reason "unknown_verifier", a verifier that
+/// throws one with "verifier_error"; a zero reward always carries a reason ("wrong" when
+/// the verifier gave none), a positive one never does. Thread-safe.
+verdict verify_item(const verifier_registry& registry, const task_item& item,
+                    std::string_view completion);
+
 }  // namespace adarl

@@ -197,6 +197,30 @@ TEST(PipelineReaderTest, BadValuesAreAllReportedWithTheirKeys) {
   EXPECT_EQ(e, want);
 }
 
+TEST(PipelineReaderTest, RemoteVerifiersAreOffByDefaultAndTheirValuesChecked) {
+  auto c = load_pipeline_config(quickstart, {});
+  ASSERT_TRUE(c) << c.err().message;
+  EXPECT_EQ(c->actors.remote_verifiers.bind, "");
+  auto on = load_pipeline_config(quickstart, {"actors.remote_verifiers.bind=tcp://*:5557",
+                                              "actors.remote_verifiers.local_after=0"});
+  ASSERT_TRUE(on) << on.err().message;
+  EXPECT_EQ(on->actors.remote_verifiers.bind, "tcp://*:5557");
+  EXPECT_EQ(on->actors.remote_verifiers.pool.local_after, 0.0);
+  EXPECT_EQ(on->actors.remote_verifiers.pool.timeout, 3.0);
+  const auto e = lines(error_of(quickstart, {"actors.remote_verifiers.bind=http://x:1",
+                                             "actors.remote_verifiers.heartbeat=5"}));
+  ASSERT_EQ(e.size(), 2u);
+  EXPECT_EQ(e[0], quickstart +
+                      ": actors.remote_verifiers.bind: expected \"\" (off) or a ZeroMQ endpoint "
+                      "(tcp://HOST:PORT, ipc://PATH), got \"http://x:1\"");
+  // The timeout is the file's: its line is named.
+  EXPECT_EQ(e[1].rfind(quickstart + ":", 0), 0u) << e[1];
+  EXPECT_NE(e[1].find(": actors.remote_verifiers.timeout: expected more seconds than heartbeat "
+                      "(5), got \"3\""),
+            std::string::npos)
+      << e[1];
+}
+
 TEST(PipelineReaderTest, BadValueInTheFileNamesItsLine) {
   const auto file = write_file("bad_value.yaml",
                                "tracker:\n  steps: 2\nsampling:\n  temperature: 0\n"

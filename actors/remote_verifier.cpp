@@ -1,0 +1,299 @@
+#include "actors/remote_verifier.hpp"
+
+#include <caf/all.hpp>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <unordered_map>
+#include <zmq.hpp>
+
+#include "actors/clock.hpp"
+#include "actors/remote_wire.hpp"
+
+namespace adarl {
+
+/// The I/O thread and everything it owns. Only submit() and stats() are called from
+/// other threads; the socket, the pool and the batches belong to the I/O thread.
+class remote_hub {
+ public:
+  explicit remote_hub(remote_verifier_setup s) : setup_(std::move(s)), pool_(setup_.pool) {}
+
+  ~remote_hub() {
+    stopping_ = true;
+    wake();
+    if (io_.joinable()) io_.join();
+    if (wake_fd_ >= 0) ::close(wake_fd_);
+  }
+
+  std::optional<error> open() {
+    wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (wake_fd_ < 0) return error{"remote verifiers: eventfd failed"};
+    try {
+      router_ = zmq::socket_t(ctx_, zmq::socket_type::router);
+      router_.set(zmq::sockopt::linger, 0);
+      router_.set(zmq::sockopt::router_handover, true);  // a reconnecting worker keeps its name
+      router_.bind(setup_.bind);
+      endpoint_ = router_.get(zmq::sockopt::last_endpoint);
+    } catch (const zmq::error_t& e) {
+      return error{"remote verifiers: cannot bind \"" + setup_.bind + "\": " + e.what()};
+    }
+    io_ = std::thread([this] { loop(); });
+    return std::nullopt;
+  }
+
+  const std::string& endpoint() const { return endpoint_; }
+
+  void submit(std::vector<completion> batch) {
+    {
+      std::lock_guard lock(inbox_mutex_);
+      inbox_.push_back(std::move(batch));
+    }
+    wake();
+  }
+
+  remote_verifier_stats stats() const {
+    std::lock_guard lock(stats_mutex_);
+    return stats_;
+  }
+
+ private:
+  void wake() {
+    if (wake_fd_ < 0) return;
+    const uint64_t one = 1;
+    [[maybe_unused]] auto n = ::write(wake_fd_, &one, sizeof one);
+  }
+
+  double now() const { return seconds_since(start_); }
+
+  void warn(const std::string& what) {
+    if (setup_.warn) setup_.warn("remote verifiers: " + what);
+  }
+
+  std::string name_of(const std::string& id) const {
+    auto it = names_.find(id);
+    return it == names_.end() || it->second.empty() ? "(unnamed)" : it->second;
+  }
+
+  void send(const std::string& id, const std::string& payload) {
+    try {
+      router_.send(zmq::buffer(id), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+      router_.send(zmq::buffer(payload), zmq::send_flags::dontwait);
+    } catch (const zmq::error_t&) {
+      // An unreachable worker: its lease runs out and the batch goes elsewhere.
+    }
+  }
+
+  std::string encode(uint64_t id, const std::vector<completion>& batch) const {
+    std::vector<remote_item> items(batch.size());
+    const auto& rows = setup_.scoring.prompts->rows;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const auto p = batch[i].order.prompt_id;
+      if (p < rows.size()) items[i].item = rows[p].item;
+      items[i].completion = setup_.scoring.tok->decode(batch[i].tokens);
+    }
+    return encode_verify(id, items);
+  }
+
+  /// Counters become visible before the batch they count is passed on.
+  void publish_stats() {
+    std::lock_guard lock(stats_mutex_);
+    stats_.pool = pool_.stats();
+    stats_.malformed = malformed_;
+    stats_.bad_results = bad_results_;
+    stats_.workers = pool_.workers();
+  }
+
+  void score_locally(std::vector<completion> batch) {
+    publish_stats();
+    if (setup_.local.empty()) {
+      for (auto& c : batch) score(setup_.scoring, c);
+      caf::anon_send(setup_.scoring.tracker, scored_atom::value, std::move(batch));
+      return;
+    }
+    const auto& v = setup_.local[next_local_++ % setup_.local.size()];
+    caf::anon_send(v, verify_atom::value, std::move(batch));
+  }
+
+  void act(const remote_actions& a) {
+    for (const auto& [b, id] : a.send) send(id, encode(b, batches_.at(b)));
+    for (uint64_t b : a.local) {
+      auto it = batches_.find(b);
+      score_locally(std::move(it->second));
+      batches_.erase(it);
+    }
+    for (const auto& id : a.heartbeat) send(id, encode_heartbeat());
+    for (const auto& id : a.lost)
+      warn("worker " + name_of(id) + " silent for " + std::to_string(setup_.pool.timeout) +
+           " s: lost, its batches go to other workers");
+    for (const auto& id : a.lost) names_.erase(id);
+  }
+
+  void take_inbox() {
+    uint64_t count = 0;
+    [[maybe_unused]] auto n = ::read(wake_fd_, &count, sizeof count);
+    std::vector<std::vector<completion>> in;
+    {
+      std::lock_guard lock(inbox_mutex_);
+      in.swap(inbox_);
+    }
+    for (auto& batch : in) {
+      remote_actions a;
+      const uint64_t id = pool_.submit(now(), a);
+      batches_.emplace(id, std::move(batch));
+      act(a);
+    }
+  }
+
+  void on_result(const std::string& id, remote_message& m) {
+    remote_actions a;
+    if (pool_.returned(id, m.batch, now(), a)) {
+      auto it = batches_.find(m.batch);
+      auto batch = std::move(it->second);
+      batches_.erase(it);
+      if (m.verdicts.size() != batch.size()) {
+        ++bad_results_;
+        warn("worker " + name_of(id) + " returned " + std::to_string(m.verdicts.size()) +
+             " verdicts for a batch of " + std::to_string(batch.size()) +
+             ": scored locally");
+        score_locally(std::move(batch));
+      } else {
+        const auto rows = setup_.scoring.prompts->rows.size();
+        for (size_t i = 0; i < batch.size(); ++i) {
+          auto& c = batch[i];
+          const verdict& v = m.verdicts[i];
+          c.reward = v.reward;
+          c.reason = v.reward > 0.f ? std::string() : (v.reason.empty() ? "wrong" : v.reason);
+          if (c.order.prompt_id >= rows) {
+            c.reward = 0.f;
+            c.reason = "unknown_prompt";
+          }
+        }
+        publish_stats();
+        caf::anon_send(setup_.scoring.tracker, scored_atom::value, std::move(batch));
+      }
+    }
+    act(a);
+  }
+
+  void receive() {
+    for (;;) {
+      zmq::message_t id_frame, body;
+      bool extra_frames = false;
+      try {
+        if (!router_.recv(id_frame, zmq::recv_flags::dontwait)) return;
+        if (!id_frame.more() || !router_.recv(body, zmq::recv_flags::dontwait)) continue;
+        for (bool more = body.more(); more;) {  // extra frames: not the protocol; drained
+          zmq::message_t extra;
+          if (!router_.recv(extra, zmq::recv_flags::dontwait)) break;
+          more = extra.more();
+          extra_frames = true;
+        }
+      } catch (const zmq::error_t&) {
+        return;
+      }
+      const std::string id = id_frame.to_string();
+      auto m = extra_frames ? result<remote_message>(error{"more than one frame"})
+                            : decode_remote(body.to_string_view());
+      if (!m) {
+        if (++malformed_ <= 10)
+          warn("malformed message from worker " + name_of(id) + ": " + m.err().message);
+        continue;
+      }
+      if (m->type == "hello") {
+        names_[id] = m->name;
+        act(pool_.hello(id, m->credit, now()));
+      } else if (m->type == "result") {
+        on_result(id, *m);
+      } else if (m->type == "bye") {
+        names_.erase(id);
+        act(pool_.bye(id, now()));
+      } else {
+        pool_.heard(id, now());
+      }
+    }
+  }
+
+  void loop() {
+    while (!stopping_) {
+      const double due = std::min(pool_.next_due(now()), 0.1);
+      zmq::pollitem_t items[] = {{router_.handle(), 0, ZMQ_POLLIN, 0},
+                                 {nullptr, wake_fd_, ZMQ_POLLIN, 0}};
+      try {
+        zmq::poll(items, 2, std::chrono::milliseconds(int64_t(due * 1000) + 1));
+      } catch (const zmq::error_t&) {
+        continue;  // EINTR
+      }
+      if (items[1].revents & ZMQ_POLLIN) take_inbox();
+      if (items[0].revents & ZMQ_POLLIN) receive();
+      act(pool_.poll(now()));
+      publish_stats();
+    }
+  }
+
+  remote_verifier_setup setup_;
+  zmq::context_t ctx_{1};
+  zmq::socket_t router_;
+  std::string endpoint_;
+  int wake_fd_ = -1;
+  std::atomic<bool> stopping_{false};
+  std::thread io_;
+  steady_clock::time_point start_ = steady_clock::now();
+
+  std::mutex inbox_mutex_;
+  std::vector<std::vector<completion>> inbox_;
+  mutable std::mutex stats_mutex_;
+  remote_verifier_stats stats_;
+
+  // I/O thread only.
+  remote_pool pool_;
+  std::unordered_map<uint64_t, std::vector<completion>> batches_;
+  std::unordered_map<std::string, std::string> names_;  ///< identity -> name (logs).
+  size_t next_local_ = 0;
+  uint64_t malformed_ = 0;
+  uint64_t bad_results_ = 0;
+};
+
+result<std::shared_ptr<remote_verifier_hub>> remote_verifier_hub::open(
+    remote_verifier_setup setup) {
+  auto impl = std::make_unique<remote_hub>(std::move(setup));
+  if (auto e = impl->open()) return *e;
+  return std::shared_ptr<remote_verifier_hub>(new remote_verifier_hub(std::move(impl)));
+}
+
+remote_verifier_hub::remote_verifier_hub(std::unique_ptr<remote_hub> impl)
+    : impl_(std::move(impl)) {}
+
+remote_verifier_hub::~remote_verifier_hub() = default;
+
+const std::string& remote_verifier_hub::endpoint() const { return impl_->endpoint(); }
+
+void remote_verifier_hub::submit(std::vector<completion> batch) {
+  impl_->submit(std::move(batch));
+}
+
+remote_verifier_stats remote_verifier_hub::stats() const { return impl_->stats(); }
+
+namespace {
+
+struct remote_verifier_state {
+  static inline const char* name = "remote_verifier";
+};
+
+}  // namespace
+
+verifier_actor spawn_remote_verifier(caf::actor_system& sys,
+                                     std::shared_ptr<remote_verifier_hub> hub) {
+  return sys.spawn(
+      [hub](verifier_actor::stateful_pointer<remote_verifier_state>)
+          -> verifier_actor::behavior_type {
+        return {
+            [hub](verify_atom, std::vector<completion>& batch) { hub->submit(std::move(batch)); },
+        };
+      });
+}
+
+}  // namespace adarl

@@ -1,0 +1,147 @@
+#include "actors/remote_wire.hpp"
+
+#include <optional>
+#include <type_traits>
+
+#include <nlohmann/json.hpp>
+
+namespace adarl {
+
+namespace {
+
+using json = nlohmann::json;
+
+std::string pack(json j) {
+  j["v"] = remote_protocol_version;
+  const auto bytes = json::to_msgpack(j);
+  return std::string(bytes.begin(), bytes.end());
+}
+
+json type_only(const char* type) { return json{{"type", type}}; }
+
+/// Reads a required field of the expected kind; the error names the message type and key.
+template <class T>
+std::optional<error> field(const json& j, const std::string& type, const char* key, T& out) {
+  auto it = j.find(key);
+  if (it == j.end()) return error{type + ": missing \"" + key + "\""};
+  if constexpr (std::is_unsigned_v<T>)
+    if (!it->is_number_unsigned())
+      return error{type + ": \"" + key + "\" is not an unsigned integer"};
+  try {
+    out = it->template get<T>();
+  } catch (const json::exception&) {
+    return error{type + ": \"" + key + "\" has the wrong type"};
+  }
+  return std::nullopt;
+}
+
+std::optional<error> read_items(const json& j, std::vector<remote_item>& items) {
+  auto it = j.find("items");
+  if (it == j.end() || !it->is_array()) return error{"verify: \"items\" is not an array"};
+  for (size_t i = 0; i < it->size(); ++i) {
+    const json& x = (*it)[i];
+    const std::string at = "verify: items[" + std::to_string(i) + "]";
+    if (!x.is_object()) return error{at + " is not a map"};
+    remote_item r;
+    std::pair<const char*, std::string*> text[] = {
+        {"id", &r.item.id},           {"task", &r.item.task},     {"verifier", &r.item.verifier},
+        {"prompt", &r.item.prompt},   {"answer", &r.item.answer}, {"tests", &r.item.tests},
+        {"completion", &r.completion}};
+    for (auto& [key, out] : text) {
+      auto f = x.find(key);
+      if (f == x.end()) continue;  // absent: empty
+      if (!f->is_string()) return error{at + "." + key + " is not a string"};
+      *out = f->get<std::string>();
+    }
+    if (auto d = x.find("difficulty"); d != x.end()) {
+      if (!d->is_number_unsigned()) return error{at + ".difficulty is not an unsigned integer"};
+      r.item.difficulty = d->get<uint32_t>();
+    }
+    items.push_back(std::move(r));
+  }
+  return std::nullopt;
+}
+
+std::optional<error> read_verdicts(const json& j, std::vector<verdict>& out) {
+  auto r = j.find("rewards");
+  auto s = j.find("reasons");
+  if (r == j.end() || !r->is_array()) return error{"result: \"rewards\" is not an array"};
+  if (s == j.end() || !s->is_array()) return error{"result: \"reasons\" is not an array"};
+  if (r->size() != s->size())
+    return error{"result: " + std::to_string(r->size()) + " rewards but " +
+                 std::to_string(s->size()) + " reasons"};
+  for (size_t i = 0; i < r->size(); ++i) {
+    const json& x = (*r)[i];
+    const double v = x.is_number() ? x.get<double>() : -1.0;
+    if (!(v >= 0.0 && v <= 1.0))  // also NaN
+      return error{"result: rewards[" + std::to_string(i) + "] is not a number in [0, 1]"};
+    if (!(*s)[i].is_string())
+      return error{"result: reasons[" + std::to_string(i) + "] is not a string"};
+    out.push_back({float(v), (*s)[i].get<std::string>()});
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string encode_hello(uint32_t credit, const std::string& name) {
+  return pack({{"type", "hello"}, {"credit", credit}, {"name", name}});
+}
+
+std::string encode_heartbeat() { return pack(type_only("heartbeat")); }
+
+std::string encode_bye() { return pack(type_only("bye")); }
+
+std::string encode_result(uint64_t batch, const std::vector<verdict>& verdicts) {
+  json rewards = json::array(), reasons = json::array();
+  for (const auto& v : verdicts) {
+    rewards.push_back(v.reward);
+    reasons.push_back(v.reason);
+  }
+  return pack({{"type", "result"}, {"batch", batch}, {"rewards", rewards}, {"reasons", reasons}});
+}
+
+std::string encode_verify(uint64_t batch, const std::vector<remote_item>& items) {
+  json list = json::array();
+  for (const auto& r : items)
+    list.push_back({{"id", r.item.id},
+                    {"task", r.item.task},
+                    {"verifier", r.item.verifier},
+                    {"prompt", r.item.prompt},
+                    {"answer", r.item.answer},
+                    {"tests", r.item.tests},
+                    {"difficulty", r.item.difficulty},
+                    {"completion", r.completion}});
+  return pack({{"type", "verify"}, {"batch", batch}, {"items", std::move(list)}});
+}
+
+result<remote_message> decode_remote(std::string_view bytes) {
+  // Completions are the policy's text: not always valid UTF-8. MessagePack strings carry
+  // bytes; nlohmann checks UTF-8 only when dumping text, never when reading msgpack.
+  json j = json::from_msgpack(bytes.begin(), bytes.end(), /*strict=*/true,
+                              /*allow_exceptions=*/false);
+  if (j.is_discarded()) return error{"not MessagePack"};
+  if (!j.is_object()) return error{"not a MessagePack map"};
+  uint32_t v = 0;
+  if (auto e = field(j, "message", "v", v)) return *e;
+  if (v != remote_protocol_version)
+    return error{"protocol version " + std::to_string(v) + ", expected " +
+                 std::to_string(remote_protocol_version)};
+  remote_message m;
+  if (auto e = field(j, "message", "type", m.type)) return *e;
+  if (m.type == "hello") {
+    if (auto e = field(j, m.type, "credit", m.credit)) return *e;
+    if (auto e = field(j, m.type, "name", m.name)) return *e;
+  } else if (m.type == "result") {
+    if (auto e = field(j, m.type, "batch", m.batch)) return *e;
+    if (auto e = read_verdicts(j, m.verdicts)) return *e;
+  } else if (m.type == "verify") {
+    if (auto e = field(j, m.type, "batch", m.batch)) return *e;
+    if (auto e = read_items(j, m.items)) return *e;
+  } else if (m.type != "heartbeat" && m.type != "bye") {
+    return error{"unknown message type \"" + m.type + "\""};
+  }
+  return m;
+}
+
+}  // namespace adarl

@@ -1,0 +1,60 @@
+#pragma once
+// The wire format between the coordinator and remote verifier workers (DESIGN.md
+// "Beyond one machine"), language-neutral: every message is one ZeroMQ frame holding a
+// MessagePack map with a "type" key and protocol version "v" (a ROUTER socket adds the
+// worker's identity frame in front). CAF-free and torch-free; scripts/remote_verifier.py
+// is a worker in Python written from this description alone.
+//
+// worker -> coordinator:
+//   {"v":1, "type":"hello", "credit":N, "name":S}  N batches at once; a restart says
+//                                                   hello again, under the same name
+//   {"v":1, "type":"heartbeat"}                     keeps the worker alive
+//   {"v":1, "type":"result", "batch":B, "rewards":[r...], "reasons":[s...]}
+//                                                   one reward in [0, 1] and one reason
+//                                                   ("" when rewarded) per item, in order
+//   {"v":1, "type":"bye"}                           leaving: its batches go elsewhere
+// coordinator -> worker:
+//   {"v":1, "type":"verify", "batch":B, "items":[{"id","task","verifier","prompt",
+//    "answer","tests","difficulty","completion"}...]}
+//   {"v":1, "type":"heartbeat"}
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "algorithms/result.hpp"
+#include "tasks/task_item.hpp"
+#include "tasks/verifier.hpp"
+
+namespace adarl {
+
+inline constexpr uint32_t remote_protocol_version = 1;
+
+/// One completion to score: its task and the completion's text.
+struct remote_item {
+  task_item item;
+  std::string completion;
+};
+
+/// A decoded message; which fields are set depends on `type`.
+struct remote_message {
+  std::string type;                  ///< hello, heartbeat, result, bye, verify.
+  uint64_t batch = 0;                ///< result, verify.
+  uint32_t credit = 0;               ///< hello.
+  std::string name;                  ///< hello.
+  std::vector<verdict> verdicts;     ///< result.
+  std::vector<remote_item> items;    ///< verify.
+};
+
+std::string encode_hello(uint32_t credit, const std::string& name);
+std::string encode_heartbeat();
+std::string encode_bye();
+std::string encode_result(uint64_t batch, const std::vector<verdict>& verdicts);
+std::string encode_verify(uint64_t batch, const std::vector<remote_item>& items);
+
+/// Decodes and checks one message. An error names what is wrong ("not MessagePack",
+/// "protocol version 2, expected 1", "result: rewards[3] is not a number in [0, 1]").
+result<remote_message> decode_remote(std::string_view bytes);
+
+}  // namespace adarl

@@ -1,0 +1,51 @@
+// `adarl worker verify`: a remote verifier worker (runtime/remote_worker.hpp).
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <memory>
+
+#include "runtime/commands.hpp"
+#include "runtime/interrupt.hpp"
+#include "runtime/remote_worker.hpp"
+
+namespace adarl {
+
+void add_worker_command(CLI::App& app, int& exit_code) {
+  auto* worker = app.add_subcommand(
+      "worker", "Serve a run from another process or machine over ZeroMQ");
+  auto o = std::make_shared<verify_worker_options>();
+  auto* verify = worker->add_subcommand(
+      "verify", "Score completions for runs whose actors.remote_verifiers.bind is set");
+  verify->add_option("--connect", o->connect, "the run's endpoint, e.g. tcp://host:5557")
+      ->required();
+  verify->add_option("--name", o->name, "unique worker name (default: host-pid)");
+  verify->add_option("--credit", o->credit, "batches in flight to this worker (default 2)")
+      ->check(CLI::Range(1u, 1024u));
+  verify->add_option("--threads", o->threads, "scoring threads (default 0: all cores)");
+  verify->add_option("--heartbeat", o->heartbeat, "seconds between heartbeats (default 0.5)")
+      ->check(CLI::PositiveNumber);
+  verify->add_option("--timeout", o->timeout,
+                     "seconds of coordinator silence before connecting again (default 3)")
+      ->check(CLI::PositiveNumber);
+  verify->callback([o, &exit_code] {
+    if (o->timeout <= o->heartbeat) {
+      std::cerr << "adarl worker verify: --timeout must be more than --heartbeat\n";
+      exit_code = 2;
+      return;
+    }
+    sigint_guard guard;  // Ctrl-C: say bye and stop
+    const auto registry = verifier_registry::with_builtins();
+    auto r = run_verify_worker(*o, registry, sigint_guard::flag(), &std::cerr);
+    if (!r) {
+      std::cerr << "adarl worker verify: " << r.err().message << "\n";
+      exit_code = 2;
+    }
+  });
+  worker->callback([worker, &exit_code] {
+    if (worker->get_subcommands().empty()) {
+      std::cerr << "adarl worker: expected a subcommand: verify (see --help)\n";
+      exit_code = 2;
+    }
+  });
+}
+
+}  // namespace adarl

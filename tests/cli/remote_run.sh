@@ -1,0 +1,38 @@
+#!/bin/sh
+# A run whose verifiers are a remote worker: `adarl run` listens (port chosen by the
+# system), a worker connects to the endpoint it prints, every batch is scored by the
+# worker (local_after is long, so none is scored locally), and the run ends normally.
+#   remote_run.sh ADARL SOURCE_DIR OUT_DIR cxx|python
+set -u
+adarl=$1 src=$2 out=$3 kind=$4
+python=""
+if [ "$kind" = python ]; then
+  for p in python3 /usr/bin/python3; do
+    if "$p" -c "import zmq, msgpack" 2>/dev/null; then python=$p; break; fi
+  done
+  if [ -z "$python" ]; then echo "python3-zmq and python3-msgpack missing: skipped"; exit 77; fi
+fi
+rm -rf "$out" && mkdir -p "$out"
+"$adarl" run "$src/configs/sim-smoke.yaml" out="$out/run" \
+  'actors.remote_verifiers.bind=tcp://127.0.0.1:*' actors.remote_verifiers.local_after=60 \
+  >"$out/run.log" 2>&1 &
+run=$!
+endpoint=""
+for _ in $(seq 300); do
+  endpoint=$(sed -n 's/.*listening on \(tcp:[^ ]*\).*/\1/p' "$out/run.log")
+  [ -n "$endpoint" ] && break
+  sleep 0.1
+done
+if [ -z "$endpoint" ]; then cat "$out/run.log"; echo "no endpoint"; kill $run; exit 1; fi
+if [ "$kind" = python ]; then
+  "$python" "$src/scripts/remote_verifier.py" --connect "$endpoint" --name py1 >"$out/worker.log" 2>&1 &
+else
+  "$adarl" worker verify --connect "$endpoint" --name w1 >"$out/worker.log" 2>&1 &
+fi
+worker=$!
+wait $run
+status=$?
+kill -TERM $worker
+wait $worker
+cat "$out/run.log" "$out/worker.log"
+echo "run exit status $status"

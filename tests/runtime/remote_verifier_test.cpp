@@ -1,0 +1,321 @@
+// Remote verifiers over ZeroMQ: the wire format, and the coordinator's hub with real
+// worker loops (threads of this process) on a loopback TCP port.
+#include "actors/remote_verifier.hpp"
+
+#include <caf/all.hpp>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <thread>
+#include <zmq.hpp>
+
+#include "actors/remote_wire.hpp"
+#include "runtime/remote_worker.hpp"
+#include "tasks/suites.hpp"
+
+namespace adarl {
+namespace {
+
+// --- the wire format ---
+
+TEST(RemoteWireTest, EveryMessageRoundTrips) {
+  auto hello = decode_remote(encode_hello(3, "box-17"));
+  ASSERT_TRUE(hello) << hello.err().message;
+  EXPECT_EQ(hello->type, "hello");
+  EXPECT_EQ(hello->credit, 3u);
+  EXPECT_EQ(hello->name, "box-17");
+  EXPECT_EQ(decode_remote(encode_heartbeat())->type, "heartbeat");
+  EXPECT_EQ(decode_remote(encode_bye())->type, "bye");
+  auto res = decode_remote(encode_result(42, {{1.f, ""}, {0.f, "wrong_value"}, {0.5f, ""}}));
+  ASSERT_TRUE(res) << res.err().message;
+  EXPECT_EQ(res->batch, 42u);
+  ASSERT_EQ(res->verdicts.size(), 3u);
+  EXPECT_EQ(res->verdicts[1].reason, "wrong_value");
+  EXPECT_FLOAT_EQ(res->verdicts[2].reward, 0.5f);
+  remote_item it;
+  it.item = {"id-1", "What is 2+3?", "5", "math", "math", "[1]", 2};
+  it.completion = std::string("5\n\x01\xff", 4);  // not UTF-8: carried as bytes
+  auto ver = decode_remote(encode_verify(7, {it, remote_item{}}));
+  ASSERT_TRUE(ver) << ver.err().message;
+  EXPECT_EQ(ver->batch, 7u);
+  ASSERT_EQ(ver->items.size(), 2u);
+  EXPECT_EQ(ver->items[0].item.prompt, "What is 2+3?");
+  EXPECT_EQ(ver->items[0].item.tests, "[1]");
+  EXPECT_EQ(ver->items[0].item.difficulty, 2u);
+  EXPECT_EQ(ver->items[0].completion, it.completion);
+}
+
+std::string pack(const nlohmann::json& j) {
+  const auto b = nlohmann::json::to_msgpack(j);
+  return std::string(b.begin(), b.end());
+}
+
+TEST(RemoteWireTest, BadMessagesAreErrorsNamingWhatIsWrong) {
+  auto expect_error = [](const std::string& bytes, const std::string& what) {
+    auto m = decode_remote(bytes);
+    ASSERT_FALSE(m) << what;
+    EXPECT_NE(m.err().message.find(what), std::string::npos) << m.err().message;
+  };
+  expect_error("\xc1garbage", "not MessagePack");
+  expect_error(pack({1, 2}), "not a MessagePack map");
+  expect_error(pack({{"type", "hello"}}), "missing \"v\"");
+  expect_error(pack({{"v", 2}, {"type", "hello"}}), "protocol version 2, expected 1");
+  expect_error(pack({{"v", 1}, {"type", "nope"}}), "unknown message type \"nope\"");
+  expect_error(pack({{"v", 1}, {"type", "hello"}, {"credit", -1}, {"name", "x"}}),
+               "hello: \"credit\" is not an unsigned integer");
+  expect_error(pack({{"v", 1}, {"type", "result"}, {"batch", 1}, {"rewards", {1, 2}},
+                     {"reasons", {"", ""}}}),
+               "rewards[1] is not a number in [0, 1]");
+  expect_error(pack({{"v", 1}, {"type", "result"}, {"batch", 1}, {"rewards", {1}},
+                     {"reasons", {"", ""}}}),
+               "1 rewards but 2 reasons");
+  expect_error(pack({{"v", 1}, {"type", "verify"}, {"batch", 1}, {"items", nlohmann::json::array({nlohmann::json{{"prompt", 3}}})}}),
+               "items[0].prompt is not a string");
+}
+
+// --- the hub with workers ---
+
+struct small_system : caf::actor_system_config {
+  small_system() { set("scheduler.max-threads", size_t{2}); }
+};
+
+prompt_table_ptr math_prompts(uint32_t n) {
+  suite_request r;
+  r.count = n;
+  auto items = generate_suite("math", r);
+  auto tok = tokenizer::from_charset(tokenizer::default_charset());
+  auto t = build_prompt_table(*items, {}, *tok);
+  return std::make_shared<const prompt_table>(std::move(*t));
+}
+
+/// A worker loop on its own thread until the object goes away.
+struct worker_thread {
+  std::atomic<bool> stop{false};
+  verifier_registry registry = verifier_registry::with_builtins();
+  std::thread thread;
+  worker_thread(const std::string& endpoint, const std::string& name, uint32_t credit = 2) {
+    verify_worker_options o;
+    o.connect = endpoint;
+    o.name = name;
+    o.credit = credit;
+    o.heartbeat = 0.05;
+    o.timeout = 0.5;
+    o.threads = 1;
+    thread = std::thread([this, o] { (void)run_verify_worker(o, registry, stop, nullptr); });
+  }
+  ~worker_thread() {
+    stop = true;
+    thread.join();
+  }
+};
+
+class RemoteHubTest : public ::testing::Test {
+ protected:
+  small_system cfg;
+  caf::actor_system sys{cfg};
+  caf::scoped_actor self{sys};
+  prompt_table_ptr prompts = math_prompts(16);
+  std::shared_ptr<const verifier_registry> registry =
+      std::make_shared<const verifier_registry>(verifier_registry::with_builtins());
+  std::shared_ptr<const tokenizer> tok =
+      std::make_shared<const tokenizer>(*tokenizer::from_charset(tokenizer::default_charset()));
+  std::vector<std::string> warnings;
+
+  verifier_setup scoring() {
+    return {prompts, registry, tok, caf::actor_cast<tracker_actor>(self)};
+  }
+
+  std::shared_ptr<remote_verifier_hub> open(double local_after, bool with_local = true) {
+    remote_verifier_setup s;
+    s.bind = "tcp://127.0.0.1:*";
+    s.pool.heartbeat = 0.05;
+    s.pool.timeout = 0.4;
+    s.pool.local_after = local_after;
+    s.scoring = scoring();
+    if (with_local) s.local = {spawn_verifier(sys, scoring())};
+    s.warn = [a = caf::actor_cast<caf::actor>(self)](const std::string& w) {
+      caf::anon_send(a, w);
+    };
+    auto hub = remote_verifier_hub::open(std::move(s));
+    EXPECT_TRUE(hub) << hub.err().message;
+    return hub ? *hub : nullptr;
+  }
+
+  /// A batch over prompts [first, first + n): even ones answered right, odd ones wrong.
+  std::vector<completion> batch(uint64_t first, uint32_t n, uint32_t index = 0) {
+    std::vector<completion> b;
+    for (uint32_t i = 0; i < n; ++i) {
+      completion c;
+      c.order.prompt_id = first + i;
+      c.order.index = index;
+      const auto& item = prompts->rows[c.order.prompt_id].item;
+      c.tokens = *tok->encode(i % 2 == 0 ? item.answer : "no idea", "test");
+      b.push_back(std::move(c));
+    }
+    return b;
+  }
+
+  /// Scored batches reaching the "tracker", keyed by their first prompt; warnings kept.
+  std::map<uint64_t, std::vector<completion>> collect(size_t batches) {
+    std::map<uint64_t, std::vector<completion>> got;
+    bool timed_out = false;
+    while (got.size() < batches && !timed_out) {
+      self->receive(
+          [&](scored_atom, std::vector<completion>& b) {
+            EXPECT_FALSE(b.empty());
+            if (!b.empty()) got[b.front().order.prompt_id] = std::move(b);
+          },
+          [&](const std::string& w) { warnings.push_back(w); },
+          caf::after(std::chrono::seconds(20)) >> [&] { timed_out = true; });
+    }
+    EXPECT_FALSE(timed_out) << "got " << got.size() << " of " << batches << " batches";
+    return got;
+  }
+
+  /// Every completion scored as the local verifier scores it.
+  void expect_scored_like_local(const std::map<uint64_t, std::vector<completion>>& got) {
+    uint32_t rewarded = 0;
+    for (const auto& [first, b] : got)
+      for (auto c : b) {
+        const float remote = c.reward;
+        const std::string reason = c.reason;
+        score(scoring(), c);
+        EXPECT_EQ(remote, c.reward) << "prompt " << c.order.prompt_id;
+        EXPECT_EQ(reason, c.reason) << "prompt " << c.order.prompt_id;
+        rewarded += c.reward > 0;
+      }
+    EXPECT_GT(rewarded, 0u);  // the right answers were recognised
+  }
+};
+
+TEST_F(RemoteHubTest, WorkersScoreEveryBatchExactlyAsTheLocalVerifier) {
+  auto hub = open(/*local_after=*/30.0);
+  ASSERT_TRUE(hub);
+  worker_thread a(hub->endpoint(), "a"), b(hub->endpoint(), "b");
+  for (uint64_t first = 0; first < 16; first += 2) hub->submit(batch(first, 2));
+  auto got = collect(8);
+  ASSERT_EQ(got.size(), 8u);
+  expect_scored_like_local(got);
+  const auto s = hub->stats();
+  EXPECT_EQ(s.pool.returned, 8u);
+  EXPECT_EQ(s.pool.local, 0u);
+  EXPECT_EQ(s.malformed, 0u);
+}
+
+TEST_F(RemoteHubTest, WithoutWorkersABatchIsScoredLocallyAfterItsWait) {
+  auto hub = open(/*local_after=*/0.05);
+  ASSERT_TRUE(hub);
+  hub->submit(batch(0, 4));
+  auto got = collect(1);
+  ASSERT_EQ(got.size(), 1u);
+  expect_scored_like_local(got);
+  EXPECT_EQ(hub->stats().pool.local, 1u);
+}
+
+TEST_F(RemoteHubTest, WithNoLocalVerifierTheHubScoresTheFallbackItself) {
+  auto hub = open(/*local_after=*/0.0, /*with_local=*/false);
+  ASSERT_TRUE(hub);
+  hub->submit(batch(4, 4));
+  auto got = collect(1);
+  ASSERT_EQ(got.size(), 1u);
+  expect_scored_like_local(got);
+}
+
+/// A hand-driven worker: says hello, then does what the test tells it.
+struct raw_worker {
+  zmq::context_t ctx{1};
+  zmq::socket_t socket{ctx, zmq::socket_type::dealer};
+  explicit raw_worker(const std::string& endpoint, const std::string& name) {
+    socket.set(zmq::sockopt::linger, 0);
+    socket.set(zmq::sockopt::routing_id, name);
+    socket.connect(endpoint);
+  }
+  void send(const std::string& bytes) { socket.send(zmq::buffer(bytes), zmq::send_flags::none); }
+  remote_message next_verify() {
+    for (;;) {
+      zmq::message_t m;
+      if (!socket.recv(m)) continue;
+      auto d = decode_remote(m.to_string_view());
+      if (d && d->type == "verify") return *d;
+    }
+  }
+};
+
+TEST_F(RemoteHubTest, ALostWorkersBatchIsScoredElsewhereAndItsLateAnswerDropped) {
+  auto hub = open(/*local_after=*/30.0);
+  ASSERT_TRUE(hub);
+  raw_worker mute(hub->endpoint(), "mute");
+  mute.send(encode_hello(1, "mute"));
+  hub->submit(batch(0, 4));
+  const remote_message taken = mute.next_verify();  // holds it and goes silent
+  ASSERT_EQ(taken.items.size(), 4u);
+  EXPECT_EQ(taken.items[0].item.id, prompts->rows[0].item.id);
+  EXPECT_EQ(taken.items[0].completion, prompts->rows[0].item.answer);
+  worker_thread good(hub->endpoint(), "good");
+  auto got = collect(1);  // after mute's timeout the batch goes to good
+  ASSERT_EQ(got.size(), 1u);
+  expect_scored_like_local(got);
+  // mute's late answer (all right) must not reach the tracker a second time.
+  mute.send(encode_result(taken.batch, std::vector<verdict>(4, verdict{1.f, ""})));
+  hub->submit(batch(8, 2));
+  auto next = collect(1);
+  EXPECT_EQ(next.count(8), 1u);
+  EXPECT_EQ(next.count(0), 0u);
+  self->receive([&](scored_atom, std::vector<completion>&) { ADD_FAILURE() << "a duplicate"; },
+                [&](const std::string& w) { warnings.push_back(w); },
+                caf::after(std::chrono::milliseconds(200)) >> [] {});
+  const auto s = hub->stats();
+  EXPECT_GE(s.pool.workers_lost, 1u);
+  EXPECT_GE(s.pool.reissued, 1u);
+  EXPECT_EQ(s.pool.returned, 2u);
+  bool told = false;
+  for (const auto& w : warnings) told |= w.find("worker mute silent") != std::string::npos;
+  EXPECT_TRUE(told);
+}
+
+TEST_F(RemoteHubTest, MalformedMessagesAndWrongLengthResultsNeverLoseABatch) {
+  auto hub = open(/*local_after=*/30.0);
+  ASSERT_TRUE(hub);
+  raw_worker bad(hub->endpoint(), "bad");
+  bad.send("not msgpack at all");
+  bad.send(encode_hello(1, "bad"));
+  hub->submit(batch(2, 3));
+  const remote_message taken = bad.next_verify();
+  bad.send(encode_result(taken.batch, {{1.f, ""}}));  // 1 verdict for 3 completions
+  auto got = collect(1);  // scored locally instead
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got.begin()->second.size(), 3u);
+  expect_scored_like_local(got);
+  const auto s = hub->stats();
+  EXPECT_EQ(s.bad_results, 1u);
+  EXPECT_EQ(s.malformed, 1u);
+}
+
+TEST_F(RemoteHubTest, ABusyAddressIsAnErrorNamingIt) {
+  auto first = open(30.0);
+  ASSERT_TRUE(first);
+  remote_verifier_setup s;
+  s.bind = first->endpoint();
+  s.scoring = scoring();
+  auto second = remote_verifier_hub::open(std::move(s));
+  ASSERT_FALSE(second);
+  EXPECT_NE(second.err().message.find("cannot bind \"" + first->endpoint() + "\""),
+            std::string::npos)
+      << second.err().message;
+}
+
+TEST(RemoteWorkerTest, AnEndpointZeroMqCannotUseIsAnError) {
+  std::atomic<bool> stop{true};
+  verify_worker_options o;
+  o.connect = "carrier-pigeon://nowhere";
+  auto r = run_verify_worker(o, verifier_registry::with_builtins(), stop, nullptr);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.err().message.find("cannot connect to \"carrier-pigeon://nowhere\""),
+            std::string::npos)
+      << r.err().message;
+}
+
+}  // namespace
+}  // namespace adarl
