@@ -1,8 +1,6 @@
 #include "actors/remote_verifier.hpp"
 
 #include <caf/all.hpp>
-#include <sys/eventfd.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <mutex>
@@ -13,6 +11,7 @@
 
 #include "actors/clock.hpp"
 #include "actors/remote_wire.hpp"
+#include "actors/wake_fd.hpp"
 
 namespace adarl {
 
@@ -24,14 +23,12 @@ class remote_hub {
 
   ~remote_hub() {
     stopping_ = true;
-    wake();
+    wake_.signal();
     if (io_.joinable()) io_.join();
-    if (wake_fd_ >= 0) ::close(wake_fd_);
   }
 
   std::optional<error> open() {
-    wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (wake_fd_ < 0) return error{"remote verifiers: eventfd failed"};
+    if (!wake_.ok()) return error{"remote verifiers: eventfd failed"};
     try {
       router_ = zmq::socket_t(ctx_, zmq::socket_type::router);
       router_.set(zmq::sockopt::linger, 0);
@@ -52,7 +49,7 @@ class remote_hub {
       std::lock_guard lock(inbox_mutex_);
       inbox_.push_back(std::move(batch));
     }
-    wake();
+    wake_.signal();
   }
 
   remote_verifier_stats stats() const {
@@ -61,12 +58,6 @@ class remote_hub {
   }
 
  private:
-  void wake() {
-    if (wake_fd_ < 0) return;
-    const uint64_t one = 1;
-    [[maybe_unused]] auto n = ::write(wake_fd_, &one, sizeof one);
-  }
-
   double now() const { return seconds_since(start_); }
 
   void warn(const std::string& what) {
@@ -133,8 +124,7 @@ class remote_hub {
   }
 
   void take_inbox() {
-    uint64_t count = 0;
-    [[maybe_unused]] auto n = ::read(wake_fd_, &count, sizeof count);
+    wake_.clear();
     std::vector<std::vector<completion>> in;
     {
       std::lock_guard lock(inbox_mutex_);
@@ -221,7 +211,7 @@ class remote_hub {
     while (!stopping_) {
       const double due = std::min(pool_.next_due(now()), 0.1);
       zmq::pollitem_t items[] = {{router_.handle(), 0, ZMQ_POLLIN, 0},
-                                 {nullptr, wake_fd_, ZMQ_POLLIN, 0}};
+                                 {nullptr, wake_.fd(), ZMQ_POLLIN, 0}};
       try {
         zmq::poll(items, 2, std::chrono::milliseconds(int64_t(due * 1000) + 1));
       } catch (const zmq::error_t&) {
@@ -238,7 +228,7 @@ class remote_hub {
   zmq::context_t ctx_{1};
   zmq::socket_t router_;
   std::string endpoint_;
-  int wake_fd_ = -1;
+  wake_fd wake_;
   std::atomic<bool> stopping_{false};
   std::thread io_;
   steady_clock::time_point start_ = steady_clock::now();

@@ -4,15 +4,20 @@
 #include <tbb/task_arena.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
-#include <future>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
 #include <ostream>
+#include <thread>
 #include <utility>
 #include <vector>
 #include <zmq.hpp>
 
 #include "actors/clock.hpp"
 #include "actors/remote_wire.hpp"
+#include "actors/wake_fd.hpp"
 
 namespace adarl {
 
@@ -60,16 +65,72 @@ result<worker_link> connect(zmq::context_t& ctx, const verify_worker_options& o,
   return l;
 }
 
-std::vector<verdict> score_batch(const verifier_registry& registry,
-                                 const std::vector<remote_item>& items, tbb::task_arena& arena) {
-  std::vector<verdict> out(items.size());
-  arena.execute([&] {
-    tbb::parallel_for(size_t(0), items.size(), [&](size_t i) {
-      out[i] = verify_item(registry, items[i].item, items[i].completion);
-    });
-  });
-  return out;
-}
+/// Scoring threads (one per batch of credit): batches go in, verdicts come out, and an
+/// eventfd the worker loop polls beside its socket says when. Heartbeats go on while a
+/// long batch is scored.
+class scoring_pool {
+ public:
+  using done_batch = std::pair<uint64_t, std::vector<verdict>>;
+
+  scoring_pool(const verifier_registry& registry, uint32_t threads, uint32_t tbb_threads)
+      : registry_(registry),
+        arena_(tbb_threads ? int(tbb_threads) : tbb::task_arena::automatic) {
+    for (uint32_t i = 0; i < std::max(1u, threads); ++i) threads_.emplace_back([this] { run(); });
+  }
+  ~scoring_pool() {
+    {
+      std::lock_guard lock(mutex_);
+      closing_ = true;
+    }
+    wake_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+  bool ok() const { return done_fd_.ok(); }
+  int fd() const { return done_fd_.fd(); }
+  void add(remote_message m) {
+    {
+      std::lock_guard lock(mutex_);
+      todo_.push_back(std::move(m));
+    }
+    wake_.notify_one();
+  }
+  std::vector<done_batch> take() {
+    done_fd_.clear();
+    std::lock_guard lock(mutex_);
+    return std::exchange(done_, {});
+  }
+
+ private:
+  void run() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      wake_.wait(lock, [&] { return closing_ || !todo_.empty(); });
+      if (todo_.empty()) return;  // closing
+      remote_message m = std::move(todo_.front());
+      todo_.pop_front();
+      lock.unlock();
+      std::vector<verdict> out(m.items.size());
+      arena_.execute([&] {
+        tbb::parallel_for(size_t(0), m.items.size(), [&](size_t i) {
+          out[i] = verify_item(registry_, m.items[i].item, m.items[i].completion);
+        });
+      });
+      lock.lock();
+      done_.emplace_back(m.batch, std::move(out));
+      done_fd_.signal();
+    }
+  }
+
+  const verifier_registry& registry_;
+  tbb::task_arena arena_;
+  wake_fd done_fd_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<remote_message> todo_;
+  std::vector<done_batch> done_;
+  bool closing_ = false;
+  std::vector<std::thread> threads_;
+};
 
 }  // namespace
 
@@ -79,18 +140,19 @@ result<verify_worker_stats> run_verify_worker(const verify_worker_options& o,
   const std::string name = o.name.empty() ? default_worker_name() : o.name;
   const auto start = steady_clock::now();
   auto now = [&] { return seconds_since(start); };
-  tbb::task_arena arena(o.threads ? int(o.threads) : tbb::task_arena::automatic);
   zmq::context_t ctx{1};
   auto link = connect(ctx, o, name, now());
   if (!link) return link.err();
+  scoring_pool pool(registry, o.credit, o.threads);
+  if (!pool.ok()) return error{"worker: eventfd failed"};
   say(log, "worker " + name + ": connecting to " + o.connect + " (credit " +
                std::to_string(o.credit) + ")");
   verify_worker_stats stats;
-  std::vector<std::future<std::pair<uint64_t, std::vector<verdict>>>> pending;
   while (!stop.load()) {
-    zmq::pollitem_t items[] = {{link->socket.handle(), 0, ZMQ_POLLIN, 0}};
+    zmq::pollitem_t items[] = {{link->socket.handle(), 0, ZMQ_POLLIN, 0},
+                               {nullptr, pool.fd(), ZMQ_POLLIN, 0}};
     try {
-      zmq::poll(items, 1, std::chrono::milliseconds(pending.empty() ? 50 : 1));
+      zmq::poll(items, 2, std::chrono::milliseconds(50));
     } catch (const zmq::error_t&) {
       continue;  // EINTR: the loop checks stop
     }
@@ -102,24 +164,15 @@ result<verify_worker_stats> run_verify_worker(const verify_worker_options& o,
         if (++stats.malformed <= 10) say(log, "worker " + name + ": skipped: " + m.err().message);
         continue;
       }
-      if (m->type != "verify") continue;  // heartbeats just keep the link alive
-      // Scored off this thread, so that heartbeats go on during a long batch.
-      pending.push_back(std::async(std::launch::async, [&registry, &arena, m = std::move(*m)] {
-        return std::pair{m.batch, score_batch(registry, m.items, arena)};
-      }));
+      if (m->type == "verify") pool.add(std::move(*m));  // heartbeats keep the link alive
     }
-    for (auto it = pending.begin(); it != pending.end();) {
-      if (it->wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
-        ++it;
-        continue;
+    if (items[1].revents & ZMQ_POLLIN)
+      for (const auto& [batch, verdicts] : pool.take()) {
+        post(link->socket, encode_result(batch, verdicts));
+        link->last_sent = now();
+        ++stats.batches;
+        stats.items += verdicts.size();
       }
-      const auto [batch, verdicts] = it->get();
-      post(link->socket, encode_result(batch, verdicts));
-      link->last_sent = now();
-      ++stats.batches;
-      stats.items += verdicts.size();
-      it = pending.erase(it);
-    }
     if (now() - link->last_heard >= o.timeout) {
       // The coordinator went away or never came: start over with a hello, which also
       // tells a restarted coordinator that this worker exists.
