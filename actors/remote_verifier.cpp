@@ -5,6 +5,7 @@
 #include <atomic>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <thread>
 #include <unordered_map>
 #include <zmq.hpp>
@@ -19,9 +20,14 @@ namespace adarl {
 /// other threads; the socket, the pool and the batches belong to the I/O thread.
 class remote_hub {
  public:
-  explicit remote_hub(remote_verifier_setup s) : setup_(std::move(s)), pool_(setup_.pool) {}
+  explicit remote_hub(remote_verifier_setup s)
+      : setup_(std::move(s)), session_(std::random_device{}() * 0x100000000ull + std::random_device{}()),
+        pool_(setup_.pool) {}
 
-  ~remote_hub() {
+  ~remote_hub() { close(); }
+
+  /// Stops the I/O thread (idempotent): batches still queued or out are dropped.
+  void close() {
     stopping_ = true;
     wake_.signal();
     if (io_.joinable()) io_.join();
@@ -33,6 +39,8 @@ class remote_hub {
       router_ = zmq::socket_t(ctx_, zmq::socket_type::router);
       router_.set(zmq::sockopt::linger, 0);
       router_.set(zmq::sockopt::router_handover, true);  // a reconnecting worker keeps its name
+      router_.set(zmq::sockopt::router_mandatory, true);  // an unreachable worker is an error
+      router_.set(zmq::sockopt::maxmsgsize, int64_t{64} << 20);  // a peer cannot exhaust memory
       router_.bind(setup_.bind);
       endpoint_ = router_.get(zmq::sockopt::last_endpoint);
     } catch (const zmq::error_t& e) {
@@ -45,6 +53,7 @@ class remote_hub {
   const std::string& endpoint() const { return endpoint_; }
 
   void submit(std::vector<completion> batch) {
+    if (stopping_) return;  // the run is over
     {
       std::lock_guard lock(inbox_mutex_);
       inbox_.push_back(std::move(batch));
@@ -69,12 +78,13 @@ class remote_hub {
     return it == names_.end() || it->second.empty() ? "(unnamed)" : it->second;
   }
 
-  void send(const std::string& id, const std::string& payload) {
+  /// False when the worker cannot be reached (gone, or its queue is full).
+  bool send(const std::string& id, const std::string& payload) {
     try {
-      router_.send(zmq::buffer(id), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
-      router_.send(zmq::buffer(payload), zmq::send_flags::dontwait);
+      return router_.send(zmq::buffer(id), zmq::send_flags::sndmore | zmq::send_flags::dontwait) &&
+             router_.send(zmq::buffer(payload), zmq::send_flags::dontwait);
     } catch (const zmq::error_t&) {
-      // An unreachable worker: its lease runs out and the batch goes elsewhere.
+      return false;
     }
   }
 
@@ -86,7 +96,7 @@ class remote_hub {
       if (p < rows.size()) items[i].item = rows[p].item;
       items[i].completion = setup_.scoring.tok->decode(batch[i].tokens);
     }
-    return encode_verify(id, items);
+    return encode_verify(session_, id, items);
   }
 
   /// Counters become visible before the batch they count is passed on.
@@ -95,6 +105,7 @@ class remote_hub {
     stats_.pool = pool_.stats();
     stats_.malformed = malformed_;
     stats_.bad_results = bad_results_;
+    stats_.other_session = other_session_;
     stats_.workers = pool_.workers();
   }
 
@@ -110,17 +121,28 @@ class remote_hub {
   }
 
   void act(const remote_actions& a) {
-    for (const auto& [b, id] : a.send) send(id, encode(b, batches_.at(b)));
+    std::vector<std::string> unreachable;
+    for (const auto& [b, id] : a.send)
+      if (!send(id, encode(b, batches_.at(b)))) unreachable.push_back(id);
     for (uint64_t b : a.local) {
       auto it = batches_.find(b);
       score_locally(std::move(it->second));
       batches_.erase(it);
     }
-    for (const auto& id : a.heartbeat) send(id, encode_heartbeat());
+    for (const auto& id : a.heartbeat)
+      if (!send(id, encode_heartbeat(setup_.pool.heartbeat))) unreachable.push_back(id);
     for (const auto& id : a.lost)
       warn("worker " + name_of(id) + " silent for " + std::to_string(setup_.pool.timeout) +
            " s: lost, its batches go to other workers");
     for (const auto& id : a.lost) names_.erase(id);
+    // Gone without a bye: its batches go elsewhere now; it says hello again when it
+    // finds the run silent.
+    for (const auto& id : unreachable)
+      if (pool_.knows(id)) {
+        warn("worker " + name_of(id) + " unreachable: its batches go to other workers");
+        names_.erase(id);
+        act(pool_.bye(id, now()));
+      }
   }
 
   void take_inbox() {
@@ -139,16 +161,23 @@ class remote_hub {
   }
 
   void on_result(const std::string& id, remote_message& m) {
+    if (m.session != session_) {  // scored for an earlier run: its batch ids mean nothing here
+      ++other_session_;
+      pool_.heard(id, now());
+      return;
+    }
     remote_actions a;
     if (pool_.returned(id, m.batch, now(), a)) {
       auto it = batches_.find(m.batch);
       auto batch = std::move(it->second);
       batches_.erase(it);
-      if (m.verdicts.size() != batch.size()) {
-        ++bad_results_;
-        warn("worker " + name_of(id) + " returned " + std::to_string(m.verdicts.size()) +
-             " verdicts for a batch of " + std::to_string(batch.size()) +
-             ": scored locally");
+      if (m.problem.empty() && m.verdicts.size() != batch.size())
+        m.problem = std::to_string(m.verdicts.size()) + " verdicts for a batch of " +
+                    std::to_string(batch.size());
+      if (!m.problem.empty()) {
+        if (++bad_results_ <= 10)
+          warn("worker " + name_of(id) + " returned unusable verdicts (" + m.problem +
+               "): scored locally");
         score_locally(std::move(batch));
       } else {
         const auto rows = setup_.scoring.prompts->rows.size();
@@ -217,9 +246,13 @@ class remote_hub {
       } catch (const zmq::error_t&) {
         continue;  // EINTR
       }
-      if (items[1].revents & ZMQ_POLLIN) take_inbox();
-      if (items[0].revents & ZMQ_POLLIN) receive();
-      act(pool_.poll(now()));
+      try {
+        if (items[1].revents & ZMQ_POLLIN) take_inbox();
+        if (items[0].revents & ZMQ_POLLIN) receive();
+        act(pool_.poll(now()));
+      } catch (const std::exception& e) {  // never take the run down from here
+        warn(std::string("I/O thread: ") + e.what());
+      }
       publish_stats();
     }
   }
@@ -232,6 +265,7 @@ class remote_hub {
   std::atomic<bool> stopping_{false};
   std::thread io_;
   steady_clock::time_point start_ = steady_clock::now();
+  const uint64_t session_;  ///< Random per hub: answers for another run's batches are dropped.
 
   std::mutex inbox_mutex_;
   std::vector<std::vector<completion>> inbox_;
@@ -245,6 +279,7 @@ class remote_hub {
   size_t next_local_ = 0;
   uint64_t malformed_ = 0;
   uint64_t bad_results_ = 0;
+  uint64_t other_session_ = 0;
 };
 
 result<std::shared_ptr<remote_verifier_hub>> remote_verifier_hub::open(
@@ -260,6 +295,8 @@ remote_verifier_hub::remote_verifier_hub(std::unique_ptr<remote_hub> impl)
 remote_verifier_hub::~remote_verifier_hub() = default;
 
 const std::string& remote_verifier_hub::endpoint() const { return impl_->endpoint(); }
+
+void remote_verifier_hub::close() { impl_->close(); }
 
 void remote_verifier_hub::submit(std::vector<completion> batch) {
   impl_->submit(std::move(batch));

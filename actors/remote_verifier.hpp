@@ -32,7 +32,9 @@ struct remote_verifier_setup {
 struct remote_verifier_stats {
   remote_pool_stats pool;
   uint64_t malformed = 0;   ///< Messages that could not be decoded (ignored).
-  uint64_t bad_results = 0; ///< Results of the wrong length (scored locally instead).
+  uint64_t bad_results = 0; ///< Unusable verdicts: wrong length, reward outside [0, 1],
+                            ///< ... (that batch is scored locally instead).
+  uint64_t other_session = 0; ///< Answers for another run's batches (dropped).
   uint64_t workers = 0;     ///< Workers connected now.
 };
 
@@ -48,7 +50,11 @@ class remote_verifier_hub {
   /// The endpoint bound, with the port resolved ("tcp://0.0.0.0:41234").
   const std::string& endpoint() const;
   /// Queues a batch: a worker scores it, or a local verifier after `local_after`.
+  /// Ignored once closed.
   void submit(std::vector<completion> batch);
+  /// Stops and joins the I/O thread (idempotent; the destructor calls it). Call it
+  /// before the actors it sends to go away.
+  void close();
   remote_verifier_stats stats() const;
 
  private:

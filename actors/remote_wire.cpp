@@ -1,5 +1,6 @@
 #include "actors/remote_wire.hpp"
 
+#include <limits>
 #include <optional>
 #include <type_traits>
 
@@ -20,13 +21,19 @@ std::string pack(json j) {
 json type_only(const char* type) { return json{{"type", type}}; }
 
 /// Reads a required field of the expected kind; the error names the message type and key.
+/// Unsigned integers must fit T.
 template <class T>
 std::optional<error> field(const json& j, const std::string& type, const char* key, T& out) {
   auto it = j.find(key);
   if (it == j.end()) return error{type + ": missing \"" + key + "\""};
-  if constexpr (std::is_unsigned_v<T>)
-    if (!it->is_number_unsigned())
-      return error{type + ": \"" + key + "\" is not an unsigned integer"};
+  if constexpr (std::is_unsigned_v<T>) {
+    if (!it->is_number_unsigned() ||
+        it->template get<uint64_t>() > uint64_t(std::numeric_limits<T>::max()))
+      return error{type + ": \"" + key + "\" is not an unsigned integer below 2^" +
+                   std::to_string(8 * sizeof(T))};
+    out = T(it->template get<uint64_t>());
+    return std::nullopt;
+  }
   try {
     out = it->template get<T>();
   } catch (const json::exception&) {
@@ -65,18 +72,18 @@ std::optional<error> read_items(const json& j, std::vector<remote_item>& items) 
 std::optional<error> read_verdicts(const json& j, std::vector<verdict>& out) {
   auto r = j.find("rewards");
   auto s = j.find("reasons");
-  if (r == j.end() || !r->is_array()) return error{"result: \"rewards\" is not an array"};
-  if (s == j.end() || !s->is_array()) return error{"result: \"reasons\" is not an array"};
+  if (r == j.end() || !r->is_array()) return error{"\"rewards\" is not an array"};
+  if (s == j.end() || !s->is_array()) return error{"\"reasons\" is not an array"};
   if (r->size() != s->size())
-    return error{"result: " + std::to_string(r->size()) + " rewards but " +
-                 std::to_string(s->size()) + " reasons"};
+    return error{std::to_string(r->size()) + " rewards but " + std::to_string(s->size()) +
+                 " reasons"};
   for (size_t i = 0; i < r->size(); ++i) {
     const json& x = (*r)[i];
     const double v = x.is_number() ? x.get<double>() : -1.0;
     if (!(v >= 0.0 && v <= 1.0))  // also NaN
-      return error{"result: rewards[" + std::to_string(i) + "] is not a number in [0, 1]"};
+      return error{"rewards[" + std::to_string(i) + "] is not a number in [0, 1]"};
     if (!(*s)[i].is_string())
-      return error{"result: reasons[" + std::to_string(i) + "] is not a string"};
+      return error{"reasons[" + std::to_string(i) + "] is not a string"};
     out.push_back({float(v), (*s)[i].get<std::string>()});
   }
   return std::nullopt;
@@ -88,20 +95,28 @@ std::string encode_hello(uint32_t credit, const std::string& name) {
   return pack({{"type", "hello"}, {"credit", credit}, {"name", name}});
 }
 
-std::string encode_heartbeat() { return pack(type_only("heartbeat")); }
+std::string encode_heartbeat(double interval) {
+  json j = type_only("heartbeat");
+  if (interval > 0) j["interval"] = interval;
+  return pack(std::move(j));
+}
 
 std::string encode_bye() { return pack(type_only("bye")); }
 
-std::string encode_result(uint64_t batch, const std::vector<verdict>& verdicts) {
+std::string encode_result(uint64_t session, uint64_t batch, const std::vector<verdict>& verdicts) {
   json rewards = json::array(), reasons = json::array();
   for (const auto& v : verdicts) {
     rewards.push_back(v.reward);
     reasons.push_back(v.reason);
   }
-  return pack({{"type", "result"}, {"batch", batch}, {"rewards", rewards}, {"reasons", reasons}});
+  return pack({{"type", "result"},
+               {"session", session},
+               {"batch", batch},
+               {"rewards", rewards},
+               {"reasons", reasons}});
 }
 
-std::string encode_verify(uint64_t batch, const std::vector<remote_item>& items) {
+std::string encode_verify(uint64_t session, uint64_t batch, const std::vector<remote_item>& items) {
   json list = json::array();
   for (const auto& r : items)
     list.push_back({{"id", r.item.id},
@@ -112,7 +127,7 @@ std::string encode_verify(uint64_t batch, const std::vector<remote_item>& items)
                     {"tests", r.item.tests},
                     {"difficulty", r.item.difficulty},
                     {"completion", r.completion}});
-  return pack({{"type", "verify"}, {"batch", batch}, {"items", std::move(list)}});
+  return pack({{"type", "verify"}, {"session", session}, {"batch", batch}, {"items", std::move(list)}});
 }
 
 result<remote_message> decode_remote(std::string_view bytes) {
@@ -133,12 +148,23 @@ result<remote_message> decode_remote(std::string_view bytes) {
     if (auto e = field(j, m.type, "credit", m.credit)) return *e;
     if (auto e = field(j, m.type, "name", m.name)) return *e;
   } else if (m.type == "result") {
+    if (auto e = field(j, m.type, "session", m.session)) return *e;
     if (auto e = field(j, m.type, "batch", m.batch)) return *e;
-    if (auto e = read_verdicts(j, m.verdicts)) return *e;
+    if (auto e = read_verdicts(j, m.verdicts)) {
+      m.verdicts.clear();
+      m.problem = e->message;
+    }
   } else if (m.type == "verify") {
+    if (auto e = field(j, m.type, "session", m.session)) return *e;
     if (auto e = field(j, m.type, "batch", m.batch)) return *e;
     if (auto e = read_items(j, m.items)) return *e;
-  } else if (m.type != "heartbeat" && m.type != "bye") {
+  } else if (m.type == "heartbeat") {
+    if (auto it = j.find("interval"); it != j.end()) {
+      if (!it->is_number() || !(it->get<double>() > 0))
+        return error{"heartbeat: \"interval\" is not a positive number"};
+      m.interval = it->get<double>();
+    }
+  } else if (m.type != "bye") {
     return error{"unknown message type \"" + m.type + "\""};
   }
   return m;

@@ -9,14 +9,18 @@
 //   {"v":1, "type":"hello", "credit":N, "name":S}  N batches at once; a restart says
 //                                                   hello again, under the same name
 //   {"v":1, "type":"heartbeat"}                     keeps the worker alive
-//   {"v":1, "type":"result", "batch":B, "rewards":[r...], "reasons":[s...]}
+//   {"v":1, "type":"result", "session":S, "batch":B, "rewards":[r...], "reasons":[s...]}
 //                                                   one reward in [0, 1] and one reason
-//                                                   ("" when rewarded) per item, in order
+//                                                   ("" when rewarded) per item, in
+//                                                   order; session and batch as received
 //   {"v":1, "type":"bye"}                           leaving: its batches go elsewhere
 // coordinator -> worker:
-//   {"v":1, "type":"verify", "batch":B, "items":[{"id","task","verifier","prompt",
-//    "answer","tests","difficulty","completion"}...]}
-//   {"v":1, "type":"heartbeat"}
+//   {"v":1, "type":"verify", "session":S, "batch":B, "items":[{"id","task","verifier",
+//    "prompt","answer","tests","difficulty","completion"}...]}
+//   {"v":1, "type":"heartbeat", "interval":T}       T: seconds between its heartbeats;
+//                                                   silent for several, it is gone
+// The session is a random number per run: batch ids restart with every run, so a late
+// answer scored for a previous run is recognised by its session and dropped.
 
 #include <cstdint>
 #include <string>
@@ -40,21 +44,27 @@ struct remote_item {
 /// A decoded message; which fields are set depends on `type`.
 struct remote_message {
   std::string type;                  ///< hello, heartbeat, result, bye, verify.
+  uint64_t session = 0;              ///< result, verify.
   uint64_t batch = 0;                ///< result, verify.
   uint32_t credit = 0;               ///< hello.
   std::string name;                  ///< hello.
+  double interval = 0;               ///< heartbeat from the coordinator (0: not said).
   std::vector<verdict> verdicts;     ///< result.
+  std::string problem;               ///< result: why its verdicts are unusable ("" = fine);
+                                     ///< the batch is still named, so it can be re-scored.
   std::vector<remote_item> items;    ///< verify.
 };
 
 std::string encode_hello(uint32_t credit, const std::string& name);
-std::string encode_heartbeat();
+std::string encode_heartbeat(double interval = 0);
 std::string encode_bye();
-std::string encode_result(uint64_t batch, const std::vector<verdict>& verdicts);
-std::string encode_verify(uint64_t batch, const std::vector<remote_item>& items);
+std::string encode_result(uint64_t session, uint64_t batch, const std::vector<verdict>& verdicts);
+std::string encode_verify(uint64_t session, uint64_t batch, const std::vector<remote_item>& items);
 
 /// Decodes and checks one message. An error names what is wrong ("not MessagePack",
-/// "protocol version 2, expected 1", "result: rewards[3] is not a number in [0, 1]").
+/// "protocol version 2, expected 1", "hello: \"credit\" is not an unsigned integer
+/// below 2^32"). A result whose session and batch read but whose verdicts do not is no
+/// error: it comes back with `problem` set ("rewards[3] is not a number in [0, 1]").
 result<remote_message> decode_remote(std::string_view bytes);
 
 }  // namespace adarl

@@ -7,12 +7,21 @@ namespace adarl {
 
 remote_pool::remote_pool(remote_pool_config config) : config_(config) {}
 
-void remote_pool::take_back(worker& w, double now) {
-  // Back to the front, in id order, with a fresh wait before local fallback.
-  for (auto it = w.holding.rbegin(); it != w.holding.rend(); ++it) {
+void remote_pool::requeue(uint64_t batch, double now, remote_actions& out) {
+  ++stats_.reissued;
+  if (sends_[batch] >= config_.attempts) {
+    sends_.erase(batch);
+    out.local.push_back(batch);
+    ++stats_.local;
+    return;
+  }
+  queue_.push_front({batch, now});  // a fresh wait before local fallback
+}
+
+void remote_pool::take_back(worker& w, double now, remote_actions& out) {
+  for (auto it = w.holding.rbegin(); it != w.holding.rend(); ++it) {  // keeps id order
     out_.erase(*it);
-    queue_.push_front({*it, now});
-    ++stats_.reissued;
+    requeue(*it, now, out);
   }
   w.holding.clear();
 }
@@ -37,6 +46,7 @@ void remote_pool::dispatch(double now, remote_actions& out) {
     best->holding.insert(b);
     best->last_sent = now;
     out_[b] = {*best_name, now};
+    ++sends_[b];
     out.send.emplace_back(b, *best_name);
     ++stats_.sent;
   }
@@ -45,7 +55,7 @@ void remote_pool::dispatch(double now, remote_actions& out) {
 remote_actions remote_pool::hello(const std::string& name, uint32_t credit, double now) {
   remote_actions out;
   auto [it, fresh] = workers_.try_emplace(name);
-  if (!fresh) take_back(it->second, now);
+  if (!fresh) take_back(it->second, now, out);
   it->second.credit = std::max<uint32_t>(1, credit);
   it->second.last_heard = now;
   it->second.last_sent = now;
@@ -65,6 +75,7 @@ bool remote_pool::returned(const std::string& name, uint64_t batch, double now,
   const bool used = it != workers_.end() && held != out_.end() && held->second.worker == name;
   if (used) {
     out_.erase(held);
+    sends_.erase(batch);
     it->second.holding.erase(batch);
     ++stats_.returned;
   } else {
@@ -77,7 +88,7 @@ bool remote_pool::returned(const std::string& name, uint64_t batch, double now,
 remote_actions remote_pool::bye(const std::string& name, double now) {
   remote_actions out;
   if (auto it = workers_.find(name); it != workers_.end()) {
-    take_back(it->second, now);
+    take_back(it->second, now, out);
     workers_.erase(it);
   }
   dispatch(now, out);
@@ -98,7 +109,7 @@ remote_actions remote_pool::poll(double now) {
     if (now - it->second.last_heard >= config_.timeout) {
       out.lost.push_back(it->first);
       ++stats_.workers_lost;
-      take_back(it->second, now);
+      take_back(it->second, now, out);
       it = workers_.erase(it);
     } else {
       ++it;
@@ -111,13 +122,14 @@ remote_actions remote_pool::poll(double now) {
     }
     if (auto w = workers_.find(it->second.worker); w != workers_.end())
       w->second.holding.erase(it->first);
-    queue_.push_front({it->first, now});
-    ++stats_.reissued;
+    const uint64_t b = it->first;
     it = out_.erase(it);
+    requeue(b, now, out);
   }
   dispatch(now, out);
   for (auto it = queue_.begin(); it != queue_.end();) {
     if (now - it->since >= config_.local_after) {
+      sends_.erase(it->batch);
       out.local.push_back(it->batch);
       ++stats_.local;
       it = queue_.erase(it);

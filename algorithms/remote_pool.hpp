@@ -20,6 +20,7 @@ struct remote_pool_config {
   double timeout = 3.0;      ///< A worker silent this long is lost; its batches go back.
   double local_after = 1.0;  ///< A batch no worker took for this long is scored locally.
   double lease = 60.0;       ///< A batch a live worker holds this long goes back too.
+  uint32_t attempts = 3;     ///< Sends of one batch before it is scored locally instead.
 };
 
 /// What the transport does after an event or a poll.
@@ -38,7 +39,8 @@ struct remote_pool_stats {
   uint64_t stale = 0;         ///< Results for a batch not (or no longer) at that worker.
   uint64_t reissued = 0;      ///< Batches taken back from a lost or restarted worker, or
                               ///< held past their lease.
-  uint64_t local = 0;         ///< Batches scored locally.
+  uint64_t local = 0;         ///< Batches scored locally (no worker in time, or out of
+                              ///< attempts).
   uint64_t workers_lost = 0;
 };
 
@@ -59,12 +61,14 @@ class remote_pool {
   remote_actions bye(const std::string& worker, double now);
   /// A new batch enters the queue; returns its id (ids start at 1).
   uint64_t submit(double now, remote_actions& out);
-  /// Time passes: lost workers, expired leases, local fallback, heartbeats due.
+  /// Time passes: lost workers, expired leases, local fallback, heartbeats due. A batch
+  /// taken back after `attempts` sends is scored locally rather than sent again.
   remote_actions poll(double now);
 
   /// Seconds from `now` to the next thing poll() would do (heartbeat, timeout, fallback).
   double next_due(double now) const;
   size_t workers() const { return workers_.size(); }
+  bool knows(const std::string& worker) const { return workers_.count(worker) > 0; }
   size_t queued() const { return queue_.size(); }
   size_t out() const { return out_.size(); }
   const remote_pool_stats& stats() const { return stats_; }
@@ -80,7 +84,9 @@ class remote_pool {
     uint64_t batch;
     double since;
   };
-  void take_back(worker& w, double now);
+  /// Back to the front of the queue, or to `out.local` when it has used its attempts.
+  void requeue(uint64_t batch, double now, remote_actions& out);
+  void take_back(worker& w, double now, remote_actions& out);
   void dispatch(double now, remote_actions& out);
 
   remote_pool_config config_;
@@ -91,6 +97,7 @@ class remote_pool {
     double since;
   };
   std::map<uint64_t, lent> out_;  ///< batch -> the worker holding it, since when.
+  std::map<uint64_t, uint32_t> sends_;  ///< batch -> times sent (until it is done).
   uint64_t next_batch_ = 1;
   remote_pool_stats stats_;
 };

@@ -197,16 +197,16 @@ result<run_outcome> run_pipeline(const pipeline_config& c, prompt_table_ptr prom
   self->request(metrics, std::chrono::seconds(30), flush_atom::value)
       .receive([](bool) {}, [](caf::error&) {});
   for (const auto& g : generators) self->send_exit(g, caf::exit_reason::user_shutdown);
-  for (const auto& v : verifiers) self->send_exit(v, caf::exit_reason::user_shutdown);
   if (hub) {
+    hub->close();  // before the verifiers and the tracker it sends to go away
     self->send_exit(scorers.front(), caf::exit_reason::user_shutdown);
     const auto s = hub->stats();
     say(o, "remote verifiers: " + std::to_string(s.pool.returned) + " batches scored by workers, " +
                std::to_string(s.pool.local) + " locally, " + std::to_string(s.pool.reissued) +
                " re-issued, " + std::to_string(s.pool.workers_lost) + " workers lost, " +
                std::to_string(s.pool.stale) + " stale results dropped");
-    hub.reset();  // joins its I/O thread
   }
+  for (const auto& v : verifiers) self->send_exit(v, caf::exit_reason::user_shutdown);
   self->send_exit(learner, caf::exit_reason::user_shutdown);
   self->send_exit(evaluator, caf::exit_reason::user_shutdown);
   self->send_exit(tracker, caf::exit_reason::user_shutdown);

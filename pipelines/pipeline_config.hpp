@@ -47,7 +47,7 @@ struct tasks_section {
 /// verify --connect ENDPOINT`), actors/remote_verifier.hpp. Off while bind is "".
 struct remote_verifiers_section {
   std::string bind;                ///< ZeroMQ endpoint to listen on, e.g. "tcp://*:5557".
-  remote_pool_config pool;         ///< heartbeat, timeout, local_after (seconds).
+  remote_pool_config pool;         ///< heartbeat, timeout, local_after, lease, attempts.
 };
 
 /// `actors:` - how many of each and how big.

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <random>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -24,7 +26,11 @@ namespace adarl {
 std::string default_worker_name() {
   char host[256] = {};
   if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-  return std::string(host[0] ? host : "worker") + "-" + std::to_string(::getpid());
+  // A random suffix too: containers share host names and often run as pid 1.
+  char suffix[8];
+  std::snprintf(suffix, sizeof suffix, "%04x", unsigned(std::random_device{}() & 0xffff));
+  return std::string(host[0] ? host : "worker") + "-" + std::to_string(::getpid()) + "-" +
+         suffix;
 }
 
 namespace {
@@ -70,7 +76,10 @@ result<worker_link> connect(zmq::context_t& ctx, const verify_worker_options& o,
 /// long batch is scored.
 class scoring_pool {
  public:
-  using done_batch = std::pair<uint64_t, std::vector<verdict>>;
+  struct done_batch {
+    uint64_t session = 0, batch = 0;
+    std::vector<verdict> verdicts;
+  };
 
   scoring_pool(const verifier_registry& registry, uint32_t threads, uint32_t tbb_threads)
       : registry_(registry),
@@ -81,6 +90,7 @@ class scoring_pool {
     {
       std::lock_guard lock(mutex_);
       closing_ = true;
+      todo_.clear();  // nobody will read their answers
     }
     wake_.notify_all();
     for (auto& t : threads_) t.join();
@@ -93,6 +103,11 @@ class scoring_pool {
       todo_.push_back(std::move(m));
     }
     wake_.notify_one();
+  }
+  /// Drops the batches not started yet (the coordinator takes them back on hello).
+  void drop_waiting() {
+    std::lock_guard lock(mutex_);
+    todo_.clear();
   }
   std::vector<done_batch> take() {
     done_fd_.clear();
@@ -116,7 +131,7 @@ class scoring_pool {
         });
       });
       lock.lock();
-      done_.emplace_back(m.batch, std::move(out));
+      done_.push_back({m.session, m.batch, std::move(out)});
       done_fd_.signal();
     }
   }
@@ -148,6 +163,7 @@ result<verify_worker_stats> run_verify_worker(const verify_worker_options& o,
   say(log, "worker " + name + ": connecting to " + o.connect + " (credit " +
                std::to_string(o.credit) + ")");
   verify_worker_stats stats;
+  double timeout = o.timeout;
   while (!stop.load()) {
     zmq::pollitem_t items[] = {{link->socket.handle(), 0, ZMQ_POLLIN, 0},
                                {nullptr, pool.fd(), ZMQ_POLLIN, 0}};
@@ -164,21 +180,24 @@ result<verify_worker_stats> run_verify_worker(const verify_worker_options& o,
         if (++stats.malformed <= 10) say(log, "worker " + name + ": skipped: " + m.err().message);
         continue;
       }
-      if (m->type == "verify") pool.add(std::move(*m));  // heartbeats keep the link alive
+      if (m->type == "verify") pool.add(std::move(*m));
+      // The coordinator's heartbeat period: silent for several of them, it is gone.
+      if (m->type == "heartbeat" && m->interval > 0) timeout = std::max(o.timeout, 4 * m->interval);
     }
     if (items[1].revents & ZMQ_POLLIN)
-      for (const auto& [batch, verdicts] : pool.take()) {
-        post(link->socket, encode_result(batch, verdicts));
+      for (const auto& d : pool.take()) {
+        post(link->socket, encode_result(d.session, d.batch, d.verdicts));
         link->last_sent = now();
         ++stats.batches;
-        stats.items += verdicts.size();
+        stats.items += d.verdicts.size();
       }
-    if (now() - link->last_heard >= o.timeout) {
+    if (now() - link->last_heard >= timeout) {
       // The coordinator went away or never came: start over with a hello, which also
       // tells a restarted coordinator that this worker exists.
       auto fresh = connect(ctx, o, name, now());
       if (!fresh) return fresh.err();
       link = std::move(fresh);
+      pool.drop_waiting();  // the hello makes the coordinator send them again
       ++stats.reconnects;
       continue;
     }

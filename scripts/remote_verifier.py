@@ -29,6 +29,16 @@ def score(item):
     return 0.0, "mismatch"
 
 
+def safe_score(item):
+    """score(), never raising and always within the protocol's range."""
+    try:
+        reward, reason = score(item)
+        reward = min(1.0, max(0.0, float(reward)))
+        return reward, ("" if reward > 0 else (str(reason) or "wrong"))
+    except Exception:  # a broken scorer costs a zero reward, not the worker
+        return 0.0, "verifier_error"
+
+
 def pack(message):
     message["v"] = PROTOCOL
     return msgpack.packb(message, use_bin_type=True, unicode_errors="surrogateescape")
@@ -47,7 +57,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--connect", required=True, help="the run's endpoint")
     parser.add_argument("--name", default=f"{socket.gethostname()}-{os.getpid()}-py")
-    parser.add_argument("--credit", type=int, default=2, help="batches in flight")
+    parser.add_argument("--credit", type=int, default=1,
+                        help="batches in flight (this example scores one at a time)")
     parser.add_argument("--heartbeat", type=float, default=0.5, help="seconds")
     parser.add_argument("--timeout", type=float, default=3.0,
                         help="seconds of coordinator silence before connecting again")
@@ -61,7 +72,15 @@ def main():
     ctx = zmq.Context()
     sock = connect(ctx, args, args.name)
     heard = sent = time.monotonic()
+    timeout = args.timeout
     batches = items = 0
+
+    def heartbeat_if_due():
+        nonlocal sent
+        if time.monotonic() - sent >= args.heartbeat:
+            sock.send(pack({"type": "heartbeat"}))
+            sent = time.monotonic()
+
     try:
         while True:
             if sock.poll(50):
@@ -75,26 +94,34 @@ def main():
                     continue
                 if not isinstance(message, dict) or message.get("v") != PROTOCOL:
                     continue
-                if message.get("type") == "verify":
-                    verdicts = [score(item) for item in message["items"]]
-                    sock.send(pack({"type": "result", "batch": message["batch"],
+                if message.get("type") == "heartbeat" and message.get("interval"):
+                    timeout = max(args.timeout, 4 * float(message["interval"]))
+                if message.get("type") == "verify" and "batch" in message:
+                    verdicts = []
+                    for item in message.get("items", []):
+                        verdicts.append(safe_score(item))
+                        heartbeat_if_due()  # a slow scorer must not look lost
+                    sock.send(pack({"type": "result", "session": message.get("session", 0),
+                                    "batch": message["batch"],
                                     "rewards": [r for r, _ in verdicts],
                                     "reasons": [why for _, why in verdicts]}))
                     sent = time.monotonic()
                     batches += 1
                     items += len(verdicts)
             now = time.monotonic()
-            if now - heard >= args.timeout:  # the run went away or is not up yet
+            if now - heard >= timeout:  # the run went away or is not up yet
                 sock.close()
                 sock = connect(ctx, args, args.name)
                 heard = sent = now
-            elif now - sent >= args.heartbeat:
-                sock.send(pack({"type": "heartbeat"}))
-                sent = now
+            else:
+                heartbeat_if_due()
     except KeyboardInterrupt:
         pass
-    sock.send(pack({"type": "bye"}))
-    sock.close()
+    try:
+        sock.send(pack({"type": "bye"}), zmq.NOBLOCK)
+        sock.close()
+    except zmq.ZMQError:
+        pass
     print(f"worker {args.name}: stopped after {batches} batches ({items} completions)",
           flush=True)
 

@@ -158,6 +158,27 @@ TEST(RemotePoolTest, ABatchHeldPastItsLeaseByALiveWorkerGoesBack) {
   EXPECT_EQ(p.stats().reissued, 1u);
 }
 
+TEST(RemotePoolTest, ABatchTakenBackAfterItsLastAttemptIsScoredLocally) {
+  auto c = config();
+  c.attempts = 2;
+  remote_pool p(c);
+  p.hello("w", 1, 0.0);
+  remote_actions s;
+  p.submit(0.0, s);
+  ASSERT_EQ(s.send, (sends{{1, "w"}}));
+  auto again = p.hello("w", 1, 1.0);  // restarted: sent a second time
+  EXPECT_EQ(again.send, (sends{{1, "w"}}));
+  EXPECT_TRUE(again.local.empty());
+  auto third = p.hello("w", 1, 2.0);  // and again: out of attempts
+  EXPECT_TRUE(third.send.empty());
+  EXPECT_EQ(third.local, std::vector<uint64_t>{1});
+  remote_actions r;
+  EXPECT_FALSE(p.returned("w", 1, 2.5, r));  // any answer now is stale
+  EXPECT_EQ(p.stats().local, 1u);
+  EXPECT_EQ(p.queued(), 0u);
+  EXPECT_EQ(p.out(), 0u);
+}
+
 TEST(RemotePoolTest, ZeroCreditCountsAsOne) {
   remote_pool p(config());
   EXPECT_TRUE(p.hello("w", 0, 0.0).send.empty());

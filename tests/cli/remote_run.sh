@@ -13,6 +13,8 @@ if [ "$kind" = python ]; then
   if [ -z "$python" ]; then echo "python3-zmq and python3-msgpack missing: skipped"; exit 77; fi
 fi
 rm -rf "$out" && mkdir -p "$out"
+run="" worker=""
+trap 'kill $run $worker 2>/dev/null' EXIT  # nothing outlives the test (ctest TIMEOUT too)
 "$adarl" run "$src/configs/sim-smoke.yaml" out="$out/run" \
   'actors.remote_verifiers.bind=tcp://127.0.0.1:*' actors.remote_verifiers.local_after=60 \
   >"$out/run.log" 2>&1 &
@@ -23,7 +25,7 @@ for _ in $(seq 300); do
   [ -n "$endpoint" ] && break
   sleep 0.1
 done
-if [ -z "$endpoint" ]; then cat "$out/run.log"; echo "no endpoint"; kill $run; exit 1; fi
+if [ -z "$endpoint" ]; then cat "$out/run.log"; echo "no endpoint"; exit 1; fi
 if [ "$kind" = python ]; then
   "$python" "$src/scripts/remote_verifier.py" --connect "$endpoint" --name py1 >"$out/worker.log" 2>&1 &
 else
@@ -34,5 +36,6 @@ wait $run
 status=$?
 kill -TERM $worker
 wait $worker
+run="" worker=""
 cat "$out/run.log" "$out/worker.log"
 echo "run exit status $status"

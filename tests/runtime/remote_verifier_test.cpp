@@ -27,18 +27,22 @@ TEST(RemoteWireTest, EveryMessageRoundTrips) {
   EXPECT_EQ(hello->credit, 3u);
   EXPECT_EQ(hello->name, "box-17");
   EXPECT_EQ(decode_remote(encode_heartbeat())->type, "heartbeat");
+  EXPECT_EQ(decode_remote(encode_heartbeat(0.25))->interval, 0.25);
   EXPECT_EQ(decode_remote(encode_bye())->type, "bye");
-  auto res = decode_remote(encode_result(42, {{1.f, ""}, {0.f, "wrong_value"}, {0.5f, ""}}));
+  auto res = decode_remote(encode_result(1ull << 60, 42, {{1.f, ""}, {0.f, "wrong_value"}, {0.5f, ""}}));
   ASSERT_TRUE(res) << res.err().message;
+  EXPECT_EQ(res->session, 1ull << 60);
   EXPECT_EQ(res->batch, 42u);
+  EXPECT_EQ(res->problem, "");
   ASSERT_EQ(res->verdicts.size(), 3u);
   EXPECT_EQ(res->verdicts[1].reason, "wrong_value");
   EXPECT_FLOAT_EQ(res->verdicts[2].reward, 0.5f);
   remote_item it;
   it.item = {"id-1", "What is 2+3?", "5", "math", "math", "[1]", 2};
   it.completion = std::string("5\n\x01\xff", 4);  // not UTF-8: carried as bytes
-  auto ver = decode_remote(encode_verify(7, {it, remote_item{}}));
+  auto ver = decode_remote(encode_verify(9, 7, {it, remote_item{}}));
   ASSERT_TRUE(ver) << ver.err().message;
+  EXPECT_EQ(ver->session, 9u);
   EXPECT_EQ(ver->batch, 7u);
   ASSERT_EQ(ver->items.size(), 2u);
   EXPECT_EQ(ver->items[0].item.prompt, "What is 2+3?");
@@ -64,15 +68,29 @@ TEST(RemoteWireTest, BadMessagesAreErrorsNamingWhatIsWrong) {
   expect_error(pack({{"v", 2}, {"type", "hello"}}), "protocol version 2, expected 1");
   expect_error(pack({{"v", 1}, {"type", "nope"}}), "unknown message type \"nope\"");
   expect_error(pack({{"v", 1}, {"type", "hello"}, {"credit", -1}, {"name", "x"}}),
-               "hello: \"credit\" is not an unsigned integer");
-  expect_error(pack({{"v", 1}, {"type", "result"}, {"batch", 1}, {"rewards", {1, 2}},
-                     {"reasons", {"", ""}}}),
-               "rewards[1] is not a number in [0, 1]");
-  expect_error(pack({{"v", 1}, {"type", "result"}, {"batch", 1}, {"rewards", {1}},
-                     {"reasons", {"", ""}}}),
-               "1 rewards but 2 reasons");
-  expect_error(pack({{"v", 1}, {"type", "verify"}, {"batch", 1}, {"items", nlohmann::json::array({nlohmann::json{{"prompt", 3}}})}}),
+               "hello: \"credit\" is not an unsigned integer below 2^32");
+  expect_error(pack({{"v", (1ull << 32) + 1}, {"type", "bye"}}),
+               "message: \"v\" is not an unsigned integer below 2^32");  // not read as 1
+  expect_error(pack({{"v", 1}, {"type", "result"}, {"batch", 1}}), "result: missing \"session\"");
+  expect_error(pack({{"v", 1}, {"type", "heartbeat"}, {"interval", -1}}),
+               "heartbeat: \"interval\" is not a positive number");
+  expect_error(pack({{"v", 1}, {"type", "verify"}, {"session", 1}, {"batch", 1},
+                     {"items", nlohmann::json::array({nlohmann::json{{"prompt", 3}}})}}),
                "items[0].prompt is not a string");
+  // Unusable verdicts still name their batch, so that it can be scored again.
+  auto problem = [](const nlohmann::json& rewards, const nlohmann::json& reasons) {
+    auto m = decode_remote(pack({{"v", 1}, {"type", "result"}, {"session", 5}, {"batch", 8},
+                                 {"rewards", rewards}, {"reasons", reasons}}));
+    EXPECT_TRUE(m);
+    if (!m) return std::string();
+    EXPECT_EQ(m->batch, 8u);
+    EXPECT_TRUE(m->verdicts.empty());
+    return m->problem;
+  };
+  EXPECT_EQ(problem({1, 1.0000000000000002}, {"", ""}), "rewards[1] is not a number in [0, 1]");
+  EXPECT_EQ(problem({true}, {""}), "rewards[0] is not a number in [0, 1]");
+  EXPECT_EQ(problem({1}, {"", ""}), "1 rewards but 2 reasons");
+  EXPECT_EQ(problem({0}, {nullptr}), "reasons[0] is not a string");
 }
 
 // --- the hub with workers ---
@@ -127,11 +145,14 @@ class RemoteHubTest : public ::testing::Test {
     return {prompts, registry, tok, caf::actor_cast<tracker_actor>(self)};
   }
 
-  std::shared_ptr<remote_verifier_hub> open(double local_after, bool with_local = true) {
+  /// A hub on a system-chosen loopback port. `timeout`: how long a silent worker lives
+  /// (hand-driven workers below never heartbeat).
+  std::shared_ptr<remote_verifier_hub> open(double local_after, bool with_local = true,
+                                            double timeout = 5.0) {
     remote_verifier_setup s;
     s.bind = "tcp://127.0.0.1:*";
     s.pool.heartbeat = 0.05;
-    s.pool.timeout = 0.4;
+    s.pool.timeout = timeout;
     s.pool.local_after = local_after;
     s.scoring = scoring();
     if (with_local) s.local = {spawn_verifier(sys, scoring())};
@@ -229,14 +250,19 @@ struct raw_worker {
   zmq::socket_t socket{ctx, zmq::socket_type::dealer};
   explicit raw_worker(const std::string& endpoint, const std::string& name) {
     socket.set(zmq::sockopt::linger, 0);
+    socket.set(zmq::sockopt::rcvtimeo, 20000);  // a test that waits longer has failed
     socket.set(zmq::sockopt::routing_id, name);
     socket.connect(endpoint);
   }
   void send(const std::string& bytes) { socket.send(zmq::buffer(bytes), zmq::send_flags::none); }
+  /// The next verify message; an empty one (batch 0) after 20 s without one.
   remote_message next_verify() {
     for (;;) {
       zmq::message_t m;
-      if (!socket.recv(m)) continue;
+      if (!socket.recv(m)) {
+        ADD_FAILURE() << "no verify message within 20 s";
+        return {};
+      }
       auto d = decode_remote(m.to_string_view());
       if (d && d->type == "verify") return *d;
     }
@@ -244,7 +270,7 @@ struct raw_worker {
 };
 
 TEST_F(RemoteHubTest, ALostWorkersBatchIsScoredElsewhereAndItsLateAnswerDropped) {
-  auto hub = open(/*local_after=*/30.0);
+  auto hub = open(/*local_after=*/30.0, /*with_local=*/true, /*timeout=*/0.4);
   ASSERT_TRUE(hub);
   raw_worker mute(hub->endpoint(), "mute");
   mute.send(encode_hello(1, "mute"));
@@ -258,7 +284,7 @@ TEST_F(RemoteHubTest, ALostWorkersBatchIsScoredElsewhereAndItsLateAnswerDropped)
   ASSERT_EQ(got.size(), 1u);
   expect_scored_like_local(got);
   // mute's late answer (all right) must not reach the tracker a second time.
-  mute.send(encode_result(taken.batch, std::vector<verdict>(4, verdict{1.f, ""})));
+  mute.send(encode_result(taken.session, taken.batch, std::vector<verdict>(4, verdict{1.f, ""})));
   hub->submit(batch(8, 2));
   auto next = collect(1);
   EXPECT_EQ(next.count(8), 1u);
@@ -283,14 +309,73 @@ TEST_F(RemoteHubTest, MalformedMessagesAndWrongLengthResultsNeverLoseABatch) {
   bad.send(encode_hello(1, "bad"));
   hub->submit(batch(2, 3));
   const remote_message taken = bad.next_verify();
-  bad.send(encode_result(taken.batch, {{1.f, ""}}));  // 1 verdict for 3 completions
+  bad.send(encode_result(taken.session, taken.batch, {{1.f, ""}}));  // 1 verdict for 3
   auto got = collect(1);  // scored locally instead
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got.begin()->second.size(), 3u);
   expect_scored_like_local(got);
+  // A reward out of range: that batch too is scored locally, never re-sent forever.
+  hub->submit(batch(6, 2));
+  const remote_message second = bad.next_verify();
+  bad.send(pack({{"v", 1}, {"type", "result"}, {"session", second.session},
+                 {"batch", second.batch}, {"rewards", {1.5, 0}}, {"reasons", {"", "x"}}}));
+  auto again = collect(1);
+  EXPECT_EQ(again.count(6), 1u);
+  expect_scored_like_local(again);
   const auto s = hub->stats();
-  EXPECT_EQ(s.bad_results, 1u);
+  EXPECT_EQ(s.bad_results, 2u);
   EXPECT_EQ(s.malformed, 1u);
+  EXPECT_EQ(s.pool.local, 0u);  // not for lack of a worker
+}
+
+TEST_F(RemoteHubTest, AnAnswerForAnotherRunsBatchIsDropped) {
+  // Batch ids restart with every run; the session tells a previous run's answer apart.
+  auto hub = open(/*local_after=*/30.0);
+  ASSERT_TRUE(hub);
+  raw_worker w(hub->endpoint(), "w");
+  w.send(encode_hello(1, "w"));
+  hub->submit(batch(0, 2));
+  const remote_message taken = w.next_verify();
+  w.send(encode_result(taken.session + 1, taken.batch, {{1.f, ""}, {1.f, ""}}));  // old run
+  self->receive([&](scored_atom, std::vector<completion>&) { ADD_FAILURE() << "accepted"; },
+                caf::after(std::chrono::milliseconds(200)) >> [] {});
+  // The genuine answer is taken: prompt 0 right, prompt 1 not.
+  w.send(encode_result(taken.session, taken.batch, {{1.f, ""}, {0.f, "mismatch"}}));
+  auto got = collect(1);
+  ASSERT_EQ(got.count(0), 1u);
+  EXPECT_EQ(got[0][0].reward, 1.f);
+  EXPECT_EQ(got[0][1].reason, "mismatch");
+  EXPECT_EQ(hub->stats().other_session, 1u);
+}
+
+TEST_F(RemoteHubTest, AWorkerThatDisconnectsLosesItsBatchesAtTheNextSend) {
+  // Its socket closes without a bye: the next heartbeat cannot be routed, so its batch
+  // goes elsewhere long before the 60 s silence timeout.
+  auto hub = open(/*local_after=*/60.0, /*with_local=*/true, /*timeout=*/60.0);
+  ASSERT_TRUE(hub);
+  {
+    raw_worker gone(hub->endpoint(), "gone");
+    gone.send(encode_hello(1, "gone"));
+    hub->submit(batch(0, 2));
+    ASSERT_EQ(gone.next_verify().items.size(), 2u);
+  }
+  worker_thread good(hub->endpoint(), "good");
+  auto got = collect(1);
+  ASSERT_EQ(got.count(0), 1u);
+  expect_scored_like_local(got);
+  bool told = false;
+  for (const auto& w : warnings) told |= w.find("worker gone unreachable") != std::string::npos;
+  EXPECT_TRUE(told);
+  EXPECT_EQ(hub->stats().pool.workers_lost, 0u);  // not by the timeout
+}
+
+TEST_F(RemoteHubTest, AfterCloseNothingMoreIsSent) {
+  auto hub = open(/*local_after=*/0.0);
+  ASSERT_TRUE(hub);
+  hub->close();
+  hub->submit(batch(0, 2));
+  self->receive([&](scored_atom, std::vector<completion>&) { ADD_FAILURE() << "sent"; },
+                caf::after(std::chrono::milliseconds(200)) >> [] {});
 }
 
 TEST_F(RemoteHubTest, ABusyAddressIsAnErrorNamingIt) {
