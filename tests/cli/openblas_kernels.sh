@@ -1,13 +1,20 @@
 #!/bin/sh
-# adarl runs OpenBLAS's AVX kernels on a CPU that has AVX2: started without
-# OPENBLAS_CORETYPE, the kernels OpenBLAS reports last (after adarl's restart, where one
-# was needed) are not one of its pre-AVX fallbacks (runtime/process_env.cpp).
+# adarl's process environment (runtime/process_env.cpp), seen through OpenBLAS, which
+# prints its kernels at each start with OPENBLAS_VERBOSE=2:
+# - a LibTorch subcommand (run --help here) started without OMP_WAIT_POLICY restarts
+#   once with it: two starts; on a CPU with AVX2 the last start's kernels are not one of
+#   OpenBLAS's pre-AVX fallbacks (it sets OPENBLAS_CORETYPE where OpenBLAS fell back);
+# - a subcommand without LibTorch (tasks export) starts once.
 #   openblas_kernels.sh ADARL
-out=$(env -u OPENBLAS_CORETYPE -u OMP_WAIT_POLICY OPENBLAS_VERBOSE=2 "$1" --version 2>&1)
-printf '%s\n' "$out"
+clean="env -u OPENBLAS_CORETYPE -u OMP_WAIT_POLICY OPENBLAS_VERBOSE=2"
+out=$($clean "$1" run --help 2>&1)
+starts=$(printf '%s\n' "$out" | grep -c '^Core:')
 last=$(printf '%s\n' "$out" | grep '^Core:' | tail -n 1)
+tasks_starts=$($clean "$1" tasks export --suite math --count 1 2>&1 | grep -c '^Core:')
+echo "run --help: $starts starts, last $last; tasks export: $tasks_starts start(s)"
+if [ "$starts" != 2 ]; then echo "expected 2 starts of run (one restart)"; exit 1; fi
+if [ "$tasks_starts" != 1 ]; then echo "expected 1 start of tasks (no restart)"; exit 1; fi
 if ! grep -qw avx2 /proc/cpuinfo; then echo 'kernels-ok (no AVX2 here: not checked)'; exit 0; fi
-if [ -z "$last" ]; then echo "no Core: line from OpenBLAS"; exit 1; fi
 kernels=$(printf '%s' "${last#Core: }" | tr 'A-Z' 'a-z')
 case " prescott core2 penryn dunnington nehalem atom nano katmai coppermine northwood banias athlon opteron opteron_sse3 barcelona bobcat " in
   *" $kernels "*) echo "pre-AVX kernels on an AVX2 CPU: $last"; exit 1 ;;
