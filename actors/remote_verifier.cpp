@@ -6,6 +6,7 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <set>
 #include <thread>
 #include <unordered_map>
 #include <zmq.hpp>
@@ -35,8 +36,25 @@ class remote_hub {
 
   std::optional<error> open() {
     if (!wake_.ok()) return error{"remote verifiers: eventfd failed"};
+    for (const auto& key : setup_.curve_clients) {
+      std::string bin(32, '\0');
+      if (!is_z85_key(key) || !zmq_z85_decode(reinterpret_cast<uint8_t*>(bin.data()), key.c_str()))
+        return error{"remote verifiers: \"" + key + "\" is not a Z85 public key"};
+      clients_.insert(bin);
+    }
     try {
+      if (!clients_.empty()) {
+        if (!setup_.curve) return error{"remote verifiers: a client list needs the run's CURVE keys"};
+        // ZeroMQ asks this socket (RFC 27, ZAP) about each connection.
+        zap_ = zmq::socket_t(ctx_, zmq::socket_type::rep);
+        zap_.set(zmq::sockopt::linger, 0);
+        zap_.bind("inproc://zeromq.zap.01");
+      }
       router_ = zmq::socket_t(ctx_, zmq::socket_type::router);
+      if (setup_.curve) {
+        router_.set(zmq::sockopt::curve_server, true);
+        router_.set(zmq::sockopt::curve_secretkey, setup_.curve->secret_key);
+      }
       router_.set(zmq::sockopt::linger, 0);
       router_.set(zmq::sockopt::router_handover, true);  // a reconnecting worker keeps its name
       router_.set(zmq::sockopt::router_mandatory, true);  // an unreachable worker is an error
@@ -106,6 +124,7 @@ class remote_hub {
     stats_.malformed = malformed_;
     stats_.bad_results = bad_results_;
     stats_.other_session = other_session_;
+    stats_.refused = refused_;
     stats_.workers = pool_.workers();
   }
 
@@ -236,17 +255,42 @@ class remote_hub {
     }
   }
 
+  /// Answers one ZAP request: CURVE with a public key on the list, or refused.
+  void authenticate() {
+    std::vector<zmq::message_t> frames;
+    for (bool more = true; more;) {
+      zmq::message_t f;
+      if (!zap_.recv(f, zmq::recv_flags::dontwait)) return;
+      more = f.more();
+      frames.push_back(std::move(f));
+    }
+    if (frames.size() < 6) return;
+    const bool curve = frames[5].to_string_view() == "CURVE";
+    const bool ok = curve && frames.size() >= 7 && clients_.count(frames[6].to_string()) > 0;
+    if (!ok) ++refused_;
+    const std::string status = ok ? "200" : "400";
+    const std::string text = ok ? "OK" : "public key not on the client list";
+    zap_.send(zmq::str_buffer("1.0"), zmq::send_flags::sndmore);
+    zap_.send(zmq::buffer(frames[1].to_string_view()), zmq::send_flags::sndmore);
+    zap_.send(zmq::buffer(status), zmq::send_flags::sndmore);
+    zap_.send(zmq::buffer(text), zmq::send_flags::sndmore);
+    zap_.send(zmq::str_buffer(""), zmq::send_flags::sndmore);
+    zap_.send(zmq::str_buffer(""), zmq::send_flags::none);
+  }
+
   void loop() {
     while (!stopping_) {
       const double due = std::min(pool_.next_due(now()), 0.1);
       zmq::pollitem_t items[] = {{router_.handle(), 0, ZMQ_POLLIN, 0},
-                                 {nullptr, wake_.fd(), ZMQ_POLLIN, 0}};
+                                 {nullptr, wake_.fd(), ZMQ_POLLIN, 0},
+                                 {zap_.handle(), 0, ZMQ_POLLIN, 0}};
       try {
-        zmq::poll(items, 2, std::chrono::milliseconds(int64_t(due * 1000) + 1));
+        zmq::poll(items, zap_ ? 3 : 2, std::chrono::milliseconds(int64_t(due * 1000) + 1));
       } catch (const zmq::error_t&) {
         continue;  // EINTR
       }
       try {
+        if (zap_ && (items[2].revents & ZMQ_POLLIN)) authenticate();
         if (items[1].revents & ZMQ_POLLIN) take_inbox();
         if (items[0].revents & ZMQ_POLLIN) receive();
         act(pool_.poll(now()));
@@ -259,6 +303,7 @@ class remote_hub {
 
   remote_verifier_setup setup_;
   zmq::context_t ctx_{1};
+  zmq::socket_t zap_;     ///< Bound only with a client list.
   zmq::socket_t router_;
   std::string endpoint_;
   wake_fd wake_;
@@ -280,6 +325,8 @@ class remote_hub {
   uint64_t malformed_ = 0;
   uint64_t bad_results_ = 0;
   uint64_t other_session_ = 0;
+  uint64_t refused_ = 0;
+  std::set<std::string> clients_;  ///< Allowed public keys, 32 bytes each.
 };
 
 result<std::shared_ptr<remote_verifier_hub>> remote_verifier_hub::open(

@@ -11,9 +11,11 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "actors/remote_wire.hpp"
 #include "actors/verifier.hpp"
 #include "algorithms/remote_pool.hpp"
 #include "messages/interfaces.hpp"
@@ -26,6 +28,10 @@ struct remote_verifier_setup {
   verifier_setup scoring;                      ///< Prompts, tokenizer, tracker (results go there).
   std::vector<verifier_actor> local;           ///< Fallback scorers (round-robin).
   std::function<void(const std::string&)> warn;  ///< Lost workers, malformed messages.
+  /// CURVE: with the run's keys the link is encrypted and a worker must know the run's
+  /// public key; with a client list too, only workers whose public key is on it get in.
+  std::optional<curve_keys> curve;
+  std::vector<std::string> curve_clients;     ///< Z85 public keys; empty = any worker.
 };
 
 /// The counters of a hub, for its closing line.
@@ -35,6 +41,7 @@ struct remote_verifier_stats {
   uint64_t bad_results = 0; ///< Unusable verdicts: wrong length, reward outside [0, 1],
                             ///< ... (that batch is scored locally instead).
   uint64_t other_session = 0; ///< Answers for another run's batches (dropped).
+  uint64_t refused = 0;     ///< Connections refused: public key not on the client list.
   uint64_t workers = 0;     ///< Workers connected now.
 };
 

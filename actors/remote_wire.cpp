@@ -1,7 +1,13 @@
 #include "actors/remote_wire.hpp"
 
+#include <zmq.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <optional>
+#include <sstream>
 #include <type_traits>
 
 #include <nlohmann/json.hpp>
@@ -168,6 +174,97 @@ result<remote_message> decode_remote(std::string_view bytes) {
     return error{"unknown message type \"" + m.type + "\""};
   }
   return m;
+}
+
+}  // namespace adarl
+
+namespace adarl {
+
+bool is_z85_key(std::string_view text) {
+  static constexpr std::string_view alphabet =
+      "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
+  return text.size() == 40 &&
+         std::all_of(text.begin(), text.end(),
+                     [](char c) { return alphabet.find(c) != std::string_view::npos; });
+}
+
+result<curve_keys> make_curve_keys() {
+  char pub[41] = {}, sec[41] = {};
+  if (zmq_curve_keypair(pub, sec) != 0)
+    return error{std::string("cannot make CURVE keys: ") + zmq_strerror(zmq_errno())};
+  return curve_keys{pub, sec};
+}
+
+result<bool> write_curve_keys(const curve_keys& keys, const std::string& path) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out) return error{path + ": cannot write"};
+    std::filesystem::permissions(tmp, std::filesystem::perms::owner_read |
+                                          std::filesystem::perms::owner_write);
+    out << "public " << keys.public_key << "\nsecret " << keys.secret_key << "\n";
+    if (!out.flush()) return error{path + ": cannot write"};
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) return error{path + ": " + ec.message()};
+  return true;
+}
+
+namespace {
+
+/// Calls f(line number, first word, second word) for each non-blank, non-comment line.
+template <class F>
+std::optional<error> each_key_line(const std::string& path, F f) {
+  std::ifstream in(path);
+  if (!in) return error{path + ": cannot read"};
+  std::string line;
+  for (size_t n = 1; std::getline(in, line); ++n) {
+    std::istringstream words(line);
+    std::string a, b, extra;
+    words >> a >> b >> extra;
+    if (a.empty() || a[0] == '#') continue;
+    if (!extra.empty()) return error{path + ":" + std::to_string(n) + ": more than two words"};
+    if (auto e = f(n, a, b)) return e;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+result<curve_keys> read_curve_keys(const std::string& path) {
+  curve_keys k;
+  auto e = each_key_line(path, [&](size_t n, const std::string& kind,
+                                   const std::string& key) -> std::optional<error> {
+    const std::string at = path + ":" + std::to_string(n) + ": ";
+    if (kind != "public" && kind != "secret")
+      return error{at + "expected \"public KEY\" or \"secret KEY\""};
+    if (!is_z85_key(key)) return error{at + "not a 40-character Z85 key"};
+    (kind == "public" ? k.public_key : k.secret_key) = key;
+    return std::nullopt;
+  });
+  if (e) return *e;
+  if (k.public_key.empty() || k.secret_key.empty())
+    return error{path + ": needs a \"public KEY\" and a \"secret KEY\" line "
+                        "(adarl worker keygen --out FILE writes one)"};
+  return k;
+}
+
+result<std::vector<std::string>> read_public_keys(const std::string& path) {
+  std::vector<std::string> keys;
+  auto e = each_key_line(path, [&](size_t n, const std::string& a,
+                                   const std::string& b) -> std::optional<error> {
+    const std::string at = path + ":" + std::to_string(n) + ": ";
+    if (a == "secret") return error{at + "a secret key does not belong in a list of public keys"};
+    const std::string& key = a == "public" ? b : a;
+    if (!is_z85_key(key) || (a != "public" && !b.empty()))
+      return error{at + "expected a 40-character Z85 public key"};
+    keys.push_back(key);
+    return std::nullopt;
+  });
+  if (e) return *e;
+  if (keys.empty()) return error{path + ": no public key"};
+  return keys;
 }
 
 }  // namespace adarl

@@ -68,3 +68,27 @@ std::string encode_verify(uint64_t session, uint64_t batch, const std::vector<re
 result<remote_message> decode_remote(std::string_view bytes);
 
 }  // namespace adarl
+
+namespace adarl {
+
+/// A CURVE key pair in Z85 text (40 characters each): the run's (server) keys encrypt
+/// the link; a worker's public key can be required to be on the run's list.
+struct curve_keys {
+  std::string public_key;
+  std::string secret_key;
+};
+
+/// A fresh key pair (libzmq's zmq_curve_keypair); an error when libzmq lacks CURVE.
+result<curve_keys> make_curve_keys();
+/// Writes "public KEY" and "secret KEY" lines to `path`, readable by its owner only.
+result<bool> write_curve_keys(const curve_keys& keys, const std::string& path);
+/// Reads a file written by write_curve_keys; errors name the file and line.
+result<curve_keys> read_curve_keys(const std::string& path);
+/// Public keys, one per line, bare or as "public KEY" (blank lines and '#' comments
+/// skipped); a line that is not a key is an error naming the file and line, and so is a
+/// secret key (a key file is not a client list).
+result<std::vector<std::string>> read_public_keys(const std::string& path);
+/// 40 characters of the Z85 alphabet.
+bool is_z85_key(std::string_view text);
+
+}  // namespace adarl

@@ -48,6 +48,8 @@ struct tasks_section {
 struct remote_verifiers_section {
   std::string bind;                ///< ZeroMQ endpoint to listen on, e.g. "tcp://*:5557".
   remote_pool_config pool;         ///< heartbeat, timeout, local_after, lease, attempts.
+  std::string curve_keys;          ///< The run's CURVE key file ("" = unencrypted).
+  std::string curve_clients;       ///< Public keys of the workers let in ("" = any).
 };
 
 /// `actors:` - how many of each and how big.

@@ -9,6 +9,7 @@
 #include <memory>
 #include <sstream>
 
+#include "actors/remote_wire.hpp"
 #include "models/tokenizer.hpp"
 #include "runtime/config_reader.hpp"
 #include "runtime/sim_reader.hpp"
@@ -197,6 +198,16 @@ void read_remote(config_map m, remote_verifiers_section& r) {
   m.get("lease", p.lease);
   expect(m, "lease", p.lease > 0, "a positive number of seconds", p.lease);
   m.get("attempts", p.attempts, 1);
+  m.get("curve_keys", r.curve_keys);
+  if (!r.curve_keys.empty())
+    if (auto k = read_curve_keys(r.curve_keys); !k) m.fail("curve_keys", k.err().message);
+  m.get("curve_clients", r.curve_clients);
+  if (!r.curve_clients.empty()) {
+    if (r.curve_keys.empty())
+      m.fail("curve_clients", "needs curve_keys (the run's own keys) as well");
+    else if (auto k = read_public_keys(r.curve_clients); !k)
+      m.fail("curve_clients", k.err().message);
+  }
   m.finish();
 }
 

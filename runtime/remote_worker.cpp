@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <ostream>
 #include <thread>
 #include <utility>
@@ -56,12 +57,18 @@ void say(std::ostream* log, const std::string& line) {
 
 /// A fresh DEALER connected under the worker's name, its hello sent.
 result<worker_link> connect(zmq::context_t& ctx, const verify_worker_options& o,
-                            const std::string& name, double now) {
+                            const std::string& name, const std::optional<curve_keys>& keys,
+                            double now) {
   worker_link l;
   try {
     l.socket = zmq::socket_t(ctx, zmq::socket_type::dealer);
     l.socket.set(zmq::sockopt::linger, 200);
     l.socket.set(zmq::sockopt::routing_id, name);
+    if (keys) {
+      l.socket.set(zmq::sockopt::curve_serverkey, o.server_key);
+      l.socket.set(zmq::sockopt::curve_publickey, keys->public_key);
+      l.socket.set(zmq::sockopt::curve_secretkey, keys->secret_key);
+    }
     l.socket.connect(o.connect);
   } catch (const zmq::error_t& e) {
     return error{"worker: cannot connect to \"" + o.connect + "\": " + e.what()};
@@ -155,8 +162,19 @@ result<verify_worker_stats> run_verify_worker(const verify_worker_options& o,
   const std::string name = o.name.empty() ? default_worker_name() : o.name;
   const auto start = steady_clock::now();
   auto now = [&] { return seconds_since(start); };
+  std::optional<curve_keys> keys;
+  if (!o.server_key.empty()) {
+    if (!is_z85_key(o.server_key))
+      return error{"worker: the server key must be 40 characters of Z85, got \"" +
+                   o.server_key + "\""};
+    auto k = o.keys_file.empty() ? make_curve_keys() : read_curve_keys(o.keys_file);
+    if (!k) return error{"worker: " + k.err().message};
+    keys = *k;
+  } else if (!o.keys_file.empty()) {
+    return error{"worker: a keys file needs the run's public key (--server-key)"};
+  }
   zmq::context_t ctx{1};
-  auto link = connect(ctx, o, name, now());
+  auto link = connect(ctx, o, name, keys, now());
   if (!link) return link.err();
   scoring_pool pool(registry, o.credit, o.threads);
   if (!pool.ok()) return error{"worker: eventfd failed"};
@@ -194,7 +212,7 @@ result<verify_worker_stats> run_verify_worker(const verify_worker_options& o,
     if (now() - link->last_heard >= timeout) {
       // The coordinator went away or never came: start over with a hello, which also
       // tells a restarted coordinator that this worker exists.
-      auto fresh = connect(ctx, o, name, now());
+      auto fresh = connect(ctx, o, name, keys, now());
       if (!fresh) return fresh.err();
       link = std::move(fresh);
       pool.drop_waiting();  // the hello makes the coordinator send them again

@@ -22,6 +22,9 @@ struct verify_worker_options {
   double heartbeat = 0.5;   ///< Seconds between heartbeats.
   double timeout = 3.0;     ///< Coordinator silent this long: connect and say hello again.
   uint32_t threads = 0;     ///< Scoring threads (TBB) within a batch; 0 = all cores.
+  std::string server_key;   ///< The run's CURVE public key (Z85); "" = no encryption.
+  std::string keys_file;    ///< This worker's CURVE keys (adarl worker keygen); "" with a
+                            ///< server key = a fresh pair per start (encrypted, anonymous).
 };
 
 struct verify_worker_stats {

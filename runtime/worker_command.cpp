@@ -3,6 +3,7 @@
 #include <iostream>
 #include <memory>
 
+#include "actors/remote_wire.hpp"
 #include "runtime/commands.hpp"
 #include "runtime/interrupt.hpp"
 #include "runtime/remote_worker.hpp"
@@ -26,6 +27,11 @@ void add_worker_command(CLI::App& app, int& exit_code) {
   verify->add_option("--timeout", o->timeout,
                      "seconds of coordinator silence before connecting again (default 3)")
       ->check(CLI::PositiveNumber);
+  verify->add_option("--server-key", o->server_key,
+                     "the run's CURVE public key (Z85): encrypts the link");
+  verify->add_option("--keys", o->keys_file,
+                     "this worker's CURVE key file (adarl worker keygen), for runs that "
+                     "only admit listed workers");
   verify->callback([o, &exit_code] {
     if (o->timeout <= o->heartbeat) {
       std::cerr << "adarl worker verify: --timeout must be more than --heartbeat\n";
@@ -40,9 +46,23 @@ void add_worker_command(CLI::App& app, int& exit_code) {
       exit_code = 2;
     }
   });
+  auto out = std::make_shared<std::string>();
+  auto* keygen = worker->add_subcommand(
+      "keygen", "Write a CURVE key pair (for a run or a worker) and print its public key");
+  keygen->add_option("--out", *out, "key file to write (owner-readable only)")->required();
+  keygen->callback([out, &exit_code] {
+    auto keys = make_curve_keys();
+    auto written = keys ? write_curve_keys(*keys, *out) : result<bool>(keys.err());
+    if (!written) {
+      std::cerr << "adarl worker keygen: " << written.err().message << "\n";
+      exit_code = 1;
+      return;
+    }
+    std::cout << keys->public_key << "\n";
+  });
   worker->callback([worker, &exit_code] {
     if (worker->get_subcommands().empty()) {
-      std::cerr << "adarl worker: expected a subcommand: verify (see --help)\n";
+      std::cerr << "adarl worker: expected a subcommand: verify or keygen (see --help)\n";
       exit_code = 2;
     }
   });

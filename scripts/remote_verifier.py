@@ -44,10 +44,26 @@ def pack(message):
     return msgpack.packb(message, use_bin_type=True, unicode_errors="surrogateescape")
 
 
+def read_keys(path):
+    """The "public KEY" and "secret KEY" lines of an `adarl worker keygen` file."""
+    keys = {}
+    with open(path) as f:
+        for line in f:
+            words = line.split()
+            if len(words) == 2 and words[0] in ("public", "secret"):
+                keys[words[0]] = words[1].encode()
+    return keys["public"], keys["secret"]
+
+
 def connect(ctx, args, name):
     sock = ctx.socket(zmq.DEALER)
     sock.setsockopt(zmq.LINGER, 200)
     sock.setsockopt(zmq.ROUTING_ID, name.encode())
+    if args.server_key:  # CURVE: encrypted; admitted by our public key if the run lists it
+        public, secret = read_keys(args.keys) if args.keys else zmq.curve_keypair()
+        sock.curve_serverkey = args.server_key.encode()
+        sock.curve_publickey = public
+        sock.curve_secretkey = secret
     sock.connect(args.connect)
     sock.send(pack({"type": "hello", "credit": args.credit, "name": name}))
     return sock
@@ -59,6 +75,8 @@ def main():
     parser.add_argument("--name", default=f"{socket.gethostname()}-{os.getpid()}-py")
     parser.add_argument("--credit", type=int, default=1,
                         help="batches in flight (this example scores one at a time)")
+    parser.add_argument("--server-key", default="", help="the run's CURVE public key")
+    parser.add_argument("--keys", default="", help="this worker's key file (adarl worker keygen)")
     parser.add_argument("--heartbeat", type=float, default=0.5, help="seconds")
     parser.add_argument("--timeout", type=float, default=3.0,
                         help="seconds of coordinator silence before connecting again")

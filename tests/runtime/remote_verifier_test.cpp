@@ -6,7 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <thread>
 #include <zmq.hpp>
@@ -113,11 +116,14 @@ struct worker_thread {
   std::atomic<bool> stop{false};
   verifier_registry registry = verifier_registry::with_builtins();
   std::thread thread;
-  worker_thread(const std::string& endpoint, const std::string& name, uint32_t credit = 2) {
+  worker_thread(const std::string& endpoint, const std::string& name, uint32_t credit = 2,
+                const std::string& server_key = "", const std::string& keys_file = "") {
     verify_worker_options o;
     o.connect = endpoint;
     o.name = name;
     o.credit = credit;
+    o.server_key = server_key;
+    o.keys_file = keys_file;
     o.heartbeat = 0.05;
     o.timeout = 0.5;
     o.threads = 1;
@@ -148,8 +154,12 @@ class RemoteHubTest : public ::testing::Test {
   /// A hub on a system-chosen loopback port. `timeout`: how long a silent worker lives
   /// (hand-driven workers below never heartbeat).
   std::shared_ptr<remote_verifier_hub> open(double local_after, bool with_local = true,
-                                            double timeout = 5.0) {
+                                            double timeout = 5.0,
+                                            std::optional<curve_keys> curve = std::nullopt,
+                                            std::vector<std::string> clients = {}) {
     remote_verifier_setup s;
+    s.curve = curve;
+    s.curve_clients = std::move(clients);
     s.bind = "tcp://127.0.0.1:*";
     s.pool.heartbeat = 0.05;
     s.pool.timeout = timeout;
@@ -389,6 +399,92 @@ TEST_F(RemoteHubTest, ABusyAddressIsAnErrorNamingIt) {
   EXPECT_NE(second.err().message.find("cannot bind \"" + first->endpoint() + "\""),
             std::string::npos)
       << second.err().message;
+}
+
+// --- CURVE ---
+
+std::string temp_path(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / "adarl_remote_test";
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
+
+TEST(CurveKeysTest, KeyFilesRoundTripAndBadOnesNameTheirLine) {
+  auto k = make_curve_keys();
+  ASSERT_TRUE(k) << k.err().message;
+  EXPECT_TRUE(is_z85_key(k->public_key));
+  EXPECT_TRUE(is_z85_key(k->secret_key));
+  EXPECT_NE(k->public_key, k->secret_key);
+  const std::string path = temp_path("keys");
+  ASSERT_TRUE(write_curve_keys(*k, path));
+  EXPECT_EQ(std::filesystem::status(path).permissions() & std::filesystem::perms::others_read,
+            std::filesystem::perms::none);
+  auto back = read_curve_keys(path);
+  ASSERT_TRUE(back) << back.err().message;
+  EXPECT_EQ(back->public_key, k->public_key);
+  EXPECT_EQ(back->secret_key, k->secret_key);
+  // A key file is no client list: it holds a secret.
+  auto not_a_list = read_public_keys(path);
+  ASSERT_FALSE(not_a_list);
+  EXPECT_EQ(not_a_list.err().message,
+            path + ":2: a secret key does not belong in a list of public keys");
+  const std::string good_list = temp_path("good_list");
+  std::ofstream(good_list) << "# workers\n" << k->public_key << "\npublic " << k->public_key << "\n";
+  auto listed = read_public_keys(good_list);
+  ASSERT_TRUE(listed) << listed.err().message;
+  EXPECT_EQ(*listed, (std::vector<std::string>{k->public_key, k->public_key}));
+  const std::string bad = temp_path("bad_keys");
+  std::ofstream(bad) << "# keys\npublic " << k->public_key << "\nsecret too-short\n";
+  auto e = read_curve_keys(bad);
+  ASSERT_FALSE(e);
+  EXPECT_EQ(e.err().message, bad + ":3: not a 40-character Z85 key");
+  const std::string list = temp_path("clients");
+  std::ofstream(list) << k->public_key << "\n\n" << "nonsense\n";
+  auto l = read_public_keys(list);
+  ASSERT_FALSE(l);
+  EXPECT_EQ(l.err().message, list + ":3: expected a 40-character Z85 public key");
+}
+
+TEST_F(RemoteHubTest, WithCurveOnlyListedWorkersGetBatches) {
+  auto run_keys = make_curve_keys(), listed = make_curve_keys(), stranger = make_curve_keys();
+  ASSERT_TRUE(run_keys && listed && stranger);
+  const std::string listed_file = temp_path("listed"), stranger_file = temp_path("stranger");
+  ASSERT_TRUE(write_curve_keys(*listed, listed_file));
+  ASSERT_TRUE(write_curve_keys(*stranger, stranger_file));
+  auto hub = open(/*local_after=*/30.0, /*with_local=*/true, /*timeout=*/5.0, *run_keys,
+                  {listed->public_key});
+  ASSERT_TRUE(hub);
+  {
+    // A stranger with the run's key, and a worker without CURVE: neither gets in.
+    worker_thread s(hub->endpoint(), "stranger", 2, run_keys->public_key, stranger_file);
+    worker_thread plain(hub->endpoint(), "plain");
+    hub->submit(batch(0, 2));
+    self->receive([&](scored_atom, std::vector<completion>&) { ADD_FAILURE() << "scored"; },
+                  [&](const std::string& w) { warnings.push_back(w); },
+                  caf::after(std::chrono::milliseconds(500)) >> [] {});
+    EXPECT_EQ(hub->stats().workers, 0u);
+  }
+  EXPECT_GE(hub->stats().refused, 1u);
+  worker_thread ok(hub->endpoint(), "ok", 2, run_keys->public_key, listed_file);
+  auto got = collect(1);
+  ASSERT_EQ(got.count(0), 1u);
+  expect_scored_like_local(got);
+  EXPECT_EQ(hub->stats().pool.returned, 1u);
+}
+
+TEST(RemoteWorkerTest, KeyOptionsAreChecked) {
+  std::atomic<bool> stop{true};
+  verify_worker_options o;
+  o.connect = "tcp://127.0.0.1:1";
+  o.server_key = "short";
+  auto r = run_verify_worker(o, verifier_registry::with_builtins(), stop, nullptr);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.err().message.find("40 characters of Z85"), std::string::npos) << r.err().message;
+  o.server_key.clear();
+  o.keys_file = "/nonexistent/keys";
+  r = run_verify_worker(o, verifier_registry::with_builtins(), stop, nullptr);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.err().message.find("needs the run's public key"), std::string::npos);
 }
 
 TEST(RemoteWorkerTest, AnEndpointZeroMqCannotUseIsAnError) {
