@@ -264,14 +264,15 @@ class remote_hub {
       more = f.more();
       frames.push_back(std::move(f));
     }
-    if (frames.size() < 6) return;
-    const bool curve = frames[5].to_string_view() == "CURVE";
-    const bool ok = curve && frames.size() >= 7 && clients_.count(frames[6].to_string()) > 0;
+    // A REP socket must answer every request, a malformed one too (refused).
+    const bool curve = frames.size() >= 7 && frames[5].to_string_view() == "CURVE";
+    const bool ok = curve && clients_.count(frames[6].to_string()) > 0;
     if (!ok) ++refused_;
     const std::string status = ok ? "200" : "400";
     const std::string text = ok ? "OK" : "public key not on the client list";
+    const std::string id = frames.size() >= 2 ? frames[1].to_string() : std::string();
     zap_.send(zmq::str_buffer("1.0"), zmq::send_flags::sndmore);
-    zap_.send(zmq::buffer(frames[1].to_string_view()), zmq::send_flags::sndmore);
+    zap_.send(zmq::buffer(id), zmq::send_flags::sndmore);
     zap_.send(zmq::buffer(status), zmq::send_flags::sndmore);
     zap_.send(zmq::buffer(text), zmq::send_flags::sndmore);
     zap_.send(zmq::str_buffer(""), zmq::send_flags::sndmore);
