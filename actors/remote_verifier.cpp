@@ -267,7 +267,15 @@ class remote_hub {
     // A REP socket must answer every request, a malformed one too (refused).
     const bool curve = frames.size() >= 7 && frames[5].to_string_view() == "CURVE";
     const bool ok = curve && clients_.count(frames[6].to_string()) > 0;
-    if (!ok) ++refused_;
+    if (!ok && ++refused_ <= 10) {
+      // The offered public key (public: safe to print), for adding it to the list.
+      char z85[41] = {};
+      const bool key = curve && frames[6].size() == 32 &&
+                       zmq_z85_encode(z85, static_cast<const uint8_t*>(frames[6].data()), 32);
+      warn(std::string("refused a worker ") +
+           (key ? "with public key " + std::string(z85) + ": not on the client list"
+                : "without CURVE"));
+    }
     const std::string status = ok ? "200" : "400";
     const std::string text = ok ? "OK" : "public key not on the client list";
     const std::string id = frames.size() >= 2 ? frames[1].to_string() : std::string();

@@ -1,9 +1,13 @@
 #include "actors/remote_wire.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <zmq.h>
 
+#include <cerrno>
+#include <cstring>
+
 #include <algorithm>
-#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <optional>
@@ -183,9 +187,14 @@ namespace adarl {
 bool is_z85_key(std::string_view text) {
   static constexpr std::string_view alphabet =
       "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
-  return text.size() == 40 &&
-         std::all_of(text.begin(), text.end(),
-                     [](char c) { return alphabet.find(c) != std::string_view::npos; });
+  if (text.size() != 40 ||
+      !std::all_of(text.begin(), text.end(),
+                   [](char c) { return alphabet.find(c) != std::string_view::npos; }))
+    return false;
+  // Also what libzmq accepts: a group of five characters must stay below 2^32.
+  const std::string z(text);
+  uint8_t bin[32];
+  return zmq_z85_decode(bin, z.c_str()) != nullptr;
 }
 
 result<curve_keys> make_curve_keys() {
@@ -196,18 +205,21 @@ result<curve_keys> make_curve_keys() {
 }
 
 result<bool> write_curve_keys(const curve_keys& keys, const std::string& path) {
+  // Created owner-only from the start (never readable by others, not even for a moment),
+  // never through a planted link, then renamed over `path`.
   const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) return error{path + ": cannot write"};
-    std::filesystem::permissions(tmp, std::filesystem::perms::owner_read |
-                                          std::filesystem::perms::owner_write);
-    out << "public " << keys.public_key << "\nsecret " << keys.secret_key << "\n";
-    if (!out.flush()) return error{path + ": cannot write"};
+  ::unlink(tmp.c_str());  // a leftover (or a link) goes; a file of another user stays
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return error{path + ": cannot write (" + std::strerror(errno) + ")"};
+  const std::string text = "public " + keys.public_key + "\nsecret " + keys.secret_key + "\n";
+  const bool written = ::write(fd, text.data(), text.size()) == ssize_t(text.size()) &&
+                       ::fsync(fd) == 0;
+  ::close(fd);
+  if (!written || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    ::unlink(tmp.c_str());
+    return error{path + ": cannot write (" + why + ")"};
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) return error{path + ": " + ec.message()};
   return true;
 }
 
@@ -240,13 +252,18 @@ result<curve_keys> read_curve_keys(const std::string& path) {
     if (kind != "public" && kind != "secret")
       return error{at + "expected \"public KEY\" or \"secret KEY\""};
     if (!is_z85_key(key)) return error{at + "not a 40-character Z85 key"};
-    (kind == "public" ? k.public_key : k.secret_key) = key;
+    std::string& slot = kind == "public" ? k.public_key : k.secret_key;
+    if (!slot.empty()) return error{at + "a second \"" + kind + "\" line"};
+    slot = key;
     return std::nullopt;
   });
   if (e) return *e;
   if (k.public_key.empty() || k.secret_key.empty())
     return error{path + ": needs a \"public KEY\" and a \"secret KEY\" line "
                         "(adarl worker keygen --out FILE writes one)"};
+  char derived[41] = {};
+  if (zmq_curve_public(derived, k.secret_key.c_str()) != 0 || k.public_key != derived)
+    return error{path + ": the public key is not the secret key's"};
   return k;
 }
 

@@ -219,7 +219,9 @@ result<run_outcome> run_pipeline(const pipeline_config& c, prompt_table_ptr prom
     say(o, "remote verifiers: " + std::to_string(s.pool.returned) + " batches scored by workers, " +
                std::to_string(s.pool.local) + " locally, " + std::to_string(s.pool.reissued) +
                " re-issued, " + std::to_string(s.pool.workers_lost) + " workers lost, " +
-               std::to_string(s.pool.stale) + " stale results dropped");
+               std::to_string(s.pool.stale) + " stale results dropped, " +
+               std::to_string(s.bad_results) + " unusable, " + std::to_string(s.other_session) +
+               " from another run, " + std::to_string(s.refused) + " connections refused");
   }
   for (const auto& v : verifiers) self->send_exit(v, caf::exit_reason::user_shutdown);
   self->send_exit(learner, caf::exit_reason::user_shutdown);

@@ -165,8 +165,8 @@ result<verify_worker_stats> run_verify_worker(const verify_worker_options& o,
   std::optional<curve_keys> keys;
   if (!o.server_key.empty()) {
     if (!is_z85_key(o.server_key))
-      return error{"worker: the server key must be 40 characters of Z85, got \"" +
-                   o.server_key + "\""};
+      return error{"worker: the server key must be the run's public key, 40 characters of "
+                   "Z85 (got " + std::to_string(o.server_key.size()) + " characters)"};
     auto k = o.keys_file.empty() ? make_curve_keys() : read_curve_keys(o.keys_file);
     if (!k) return error{"worker: " + k.err().message};
     keys = *k;
@@ -216,7 +216,12 @@ result<verify_worker_stats> run_verify_worker(const verify_worker_options& o,
       if (!fresh) return fresh.err();
       link = std::move(fresh);
       pool.drop_waiting();  // the hello makes the coordinator send them again
-      ++stats.reconnects;
+      if (++stats.reconnects <= 3 || stats.reconnects % 100 == 0)
+        say(log, "worker " + name + ": no word from " + o.connect + " for " +
+                     std::to_string(int(timeout)) + " s: connecting again" +
+                     (keys ? " (a wrong --server-key, or a key not on the run's client list, "
+                             "looks the same)"
+                           : ""));
       continue;
     }
     if (now() - link->last_sent >= o.heartbeat) {

@@ -52,6 +52,9 @@ def read_keys(path):
             words = line.split()
             if len(words) == 2 and words[0] in ("public", "secret"):
                 keys[words[0]] = words[1].encode()
+    if "public" not in keys or "secret" not in keys:
+        raise SystemExit(f"{path}: needs a 'public KEY' and a 'secret KEY' line "
+                         "(adarl worker keygen --out FILE writes one)")
     return keys["public"], keys["secret"]
 
 

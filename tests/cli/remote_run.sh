@@ -15,6 +15,9 @@ if [ -n "$needs_python" ]; then
     if "$p" -c "import zmq, msgpack" 2>/dev/null; then python=$p; break; fi
   done
   if [ -z "$python" ]; then echo "python3-zmq and python3-msgpack missing: skipped"; exit 77; fi
+  if [ "$kind" = python-curve ] && ! "$python" -c "import zmq, sys; sys.exit(not zmq.has('curve'))"; then
+    echo "pyzmq without CURVE: skipped"; exit 77
+  fi
 fi
 rm -rf "$out" && mkdir -p "$out"
 run="" worker=""

@@ -12,6 +12,7 @@
 #include <optional>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <unistd.h>
 #include <zmq.hpp>
 
 #include "actors/remote_wire.hpp"
@@ -404,7 +405,9 @@ TEST_F(RemoteHubTest, ABusyAddressIsAnErrorNamingIt) {
 // --- CURVE ---
 
 std::string temp_path(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / "adarl_remote_test";
+  // Per process: parallel test runs and other users do not share files.
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("adarl_remote_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   return (dir / name).string();
 }
@@ -438,6 +441,14 @@ TEST(CurveKeysTest, KeyFilesRoundTripAndBadOnesNameTheirLine) {
   auto e = read_curve_keys(bad);
   ASSERT_FALSE(e);
   EXPECT_EQ(e.err().message, bad + ":3: not a 40-character Z85 key");
+  auto other = make_curve_keys();
+  ASSERT_TRUE(other);
+  const std::string mixed = temp_path("mixed_keys");
+  std::ofstream(mixed) << "public " << k->public_key << "\nsecret " << other->secret_key << "\n";
+  auto m = read_curve_keys(mixed);
+  ASSERT_FALSE(m);
+  EXPECT_EQ(m.err().message, mixed + ": the public key is not the secret key's");
+  EXPECT_FALSE(is_z85_key(std::string(40, '#')));  // Z85 characters, but not a value
   const std::string list = temp_path("clients");
   std::ofstream(list) << k->public_key << "\n\n" << "nonsense\n";
   auto l = read_public_keys(list);
@@ -463,8 +474,21 @@ TEST_F(RemoteHubTest, WithCurveOnlyListedWorkersGetBatches) {
                   [&](const std::string& w) { warnings.push_back(w); },
                   caf::after(std::chrono::milliseconds(500)) >> [] {});
     EXPECT_EQ(hub->stats().workers, 0u);
+    // The stranger's handshake is refused by the list (the plain one fails before it
+    // gets that far). CURVE is slow on a loaded machine: wait for it.
+    for (int i = 0; i < 500 && hub->stats().refused < 1; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_GE(hub->stats().refused, 1u);
   }
-  EXPECT_GE(hub->stats().refused, 1u);
+  bool told = false;
+  for (const auto& w : warnings)
+    told |= w.find("refused a worker with public key " + stranger->public_key) != std::string::npos;
+  self->receive_while([&] { return !told; })(
+      [&](const std::string& w) {
+        told |= w.find("refused a worker with public key " + stranger->public_key) !=
+                std::string::npos;
+      },
+      caf::after(std::chrono::seconds(10)) >> [&] { told = true; ADD_FAILURE() << "no warning"; });
   worker_thread ok(hub->endpoint(), "ok", 2, run_keys->public_key, listed_file);
   auto got = collect(1);
   ASSERT_EQ(got.count(0), 1u);
@@ -479,7 +503,8 @@ TEST(RemoteWorkerTest, KeyOptionsAreChecked) {
   o.server_key = "short";
   auto r = run_verify_worker(o, verifier_registry::with_builtins(), stop, nullptr);
   ASSERT_FALSE(r);
-  EXPECT_NE(r.err().message.find("40 characters of Z85"), std::string::npos) << r.err().message;
+  EXPECT_NE(r.err().message.find("40 characters of Z85 (got 5 characters)"), std::string::npos)
+      << r.err().message;
   o.server_key.clear();
   o.keys_file = "/nonexistent/keys";
   r = run_verify_worker(o, verifier_registry::with_builtins(), stop, nullptr);
