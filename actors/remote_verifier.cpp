@@ -150,10 +150,11 @@ class remote_hub {
     }
     for (const auto& id : a.heartbeat)
       if (!send(id, encode_heartbeat(setup_.pool.heartbeat))) unreachable.push_back(id);
-    for (const auto& id : a.lost)
+    for (const auto& id : a.lost) {
       warn("worker " + name_of(id) + " silent for " + std::to_string(setup_.pool.timeout) +
            " s: lost, its batches go to other workers");
-    for (const auto& id : a.lost) names_.erase(id);
+      names_.erase(id);
+    }
     // Gone without a bye: its batches go elsewhere now; it says hello again when it
     // finds the run silent.
     for (const auto& id : unreachable)
@@ -202,9 +203,9 @@ class remote_hub {
         const auto rows = setup_.scoring.prompts->rows.size();
         for (size_t i = 0; i < batch.size(); ++i) {
           auto& c = batch[i];
-          const verdict& v = m.verdicts[i];
+          const verdict v = settled(std::move(m.verdicts[i]));  // a worker may not follow it
           c.reward = v.reward;
-          c.reason = v.reward > 0.f ? std::string() : (v.reason.empty() ? "wrong" : v.reason);
+          c.reason = v.reason;
           if (c.order.prompt_id >= rows) {
             c.reward = 0.f;
             c.reason = "unknown_prompt";

@@ -109,26 +109,14 @@ result<run_outcome> run_pipeline(const pipeline_config& c, prompt_table_ptr prom
   std::vector<verifier_actor> scorers = verifiers;
   if (const auto& r = c.actors.remote_verifiers; !r.bind.empty()) {
     remote_verifier_setup rs;
-    std::string rs_public;  // printed for the workers
     rs.bind = r.bind;
     rs.pool = r.pool;
     rs.scoring = {prompts, registry, shared_tok, tracker};
     rs.local = verifiers;
     rs.warn = [supervisor](const std::string& w) { caf::anon_send(supervisor, w); };
-    std::optional<error> keys_error;
-    if (!r.curve_keys.empty()) {
-      if (auto k = read_curve_keys(r.curve_keys)) {
-        rs.curve = *k;
-        rs_public = k->public_key;
-      }
-      else keys_error = k.err();
-    }
-    if (!r.curve_clients.empty() && !keys_error) {
-      if (auto k = read_public_keys(r.curve_clients)) rs.curve_clients = *k;
-      else keys_error = k.err();
-    }
-    auto opened = keys_error ? result<std::shared_ptr<remote_verifier_hub>>(*keys_error)
-                             : remote_verifier_hub::open(std::move(rs));
+    rs.curve = r.curve;
+    rs.curve_clients = r.curve_clients;
+    auto opened = remote_verifier_hub::open(std::move(rs));
     if (!opened) {
       for (const auto& v : verifiers) self->send_exit(v, caf::exit_reason::user_shutdown);
       self->send_exit(tracker, caf::exit_reason::user_shutdown);
@@ -138,7 +126,7 @@ result<run_outcome> run_pipeline(const pipeline_config& c, prompt_table_ptr prom
     hub = std::move(*opened);
     say(o, "remote verifiers: listening on " + hub->endpoint() +
                " (adarl worker verify --connect ENDPOINT" +
-               (rs_public.empty() ? std::string(")") : " --server-key '" + rs_public + "')"));
+               (r.curve ? " --server-key '" + r.curve->public_key + "')" : std::string(")")));
     scorers = {spawn_remote_verifier(sys, hub)};
   }
   std::vector<generator_actor> generators;

@@ -3,9 +3,11 @@
 // every key). Torch-free and CAF-free: loaded and validated before anything starts.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "actors/remote_wire.hpp"
 #include "algorithms/remote_pool.hpp"
 #include "algorithms/tracker_core.hpp"
 #include "models/model_config.hpp"
@@ -48,8 +50,10 @@ struct tasks_section {
 struct remote_verifiers_section {
   std::string bind;                ///< ZeroMQ endpoint to listen on, e.g. "tcp://*:5557".
   remote_pool_config pool;         ///< heartbeat, timeout, local_after, lease, attempts.
-  std::string curve_keys;          ///< The run's CURVE key file ("" = unencrypted).
-  std::string curve_clients;       ///< Public keys of the workers let in ("" = any).
+  std::string curve_keys_file;     ///< `curve_keys`: the run's CURVE key file ("" = off).
+  std::string curve_clients_file;  ///< `curve_clients`: workers' public keys ("" = any).
+  std::optional<curve_keys> curve;           ///< Read from curve_keys_file with the config.
+  std::vector<std::string> curve_clients;    ///< Read from curve_clients_file.
 };
 
 /// `actors:` - how many of each and how big.

@@ -198,15 +198,18 @@ void read_remote(config_map m, remote_verifiers_section& r) {
   m.get("lease", p.lease);
   expect(m, "lease", p.lease > 0, "a positive number of seconds", p.lease);
   m.get("attempts", p.attempts, 1);
-  m.get("curve_keys", r.curve_keys);
-  if (!r.curve_keys.empty())
-    if (auto k = read_curve_keys(r.curve_keys); !k) m.fail("curve_keys", k.err().message);
-  m.get("curve_clients", r.curve_clients);
-  if (!r.curve_clients.empty()) {
-    if (r.curve_keys.empty())
+  // The key files are read here, once: a bad one is an error before anything starts.
+  m.get("curve_keys", r.curve_keys_file);
+  if (!r.curve_keys_file.empty()) {
+    if (auto k = read_curve_keys(r.curve_keys_file)) r.curve = *k;
+    else m.fail("curve_keys", k.err().message);
+  }
+  m.get("curve_clients", r.curve_clients_file);
+  if (!r.curve_clients_file.empty()) {
+    if (r.curve_keys_file.empty())
       m.fail("curve_clients", "needs curve_keys (the run's own keys) as well");
-    else if (auto k = read_public_keys(r.curve_clients); !k)
-      m.fail("curve_clients", k.err().message);
+    else if (auto k = read_public_keys(r.curve_clients_file)) r.curve_clients = *k;
+    else m.fail("curve_clients", k.err().message);
   }
   m.finish();
 }

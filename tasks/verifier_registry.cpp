@@ -31,7 +31,11 @@ verdict verify_item(const verifier_registry& registry, const task_item& item,
   } catch (...) {  // verifiers promise not to throw; a broken one costs a zero reward
     return {0.f, "verifier_error"};
   }
-  if (!(d.reward > 0.f)) return {0.f, d.reason.empty() ? "wrong" : d.reason};
+  return settled(std::move(d));
+}
+
+verdict settled(verdict d) {
+  if (!(d.reward > 0.f)) return {0.f, d.reason.empty() ? "wrong" : std::move(d.reason)};
   return {d.reward, std::string()};
 }
 

@@ -30,6 +30,10 @@ class verifier_registry {
   std::map<std::string, std::unique_ptr<verifier>> by_name_;
 };
 
+/// The reward rule every scorer follows: a zero (or NaN) reward carries a reason ("wrong"
+/// when none was given), a positive one carries none.
+verdict settled(verdict d);
+
 /// Scores one completion with the item's verifier from `registry`. Never throws: an
 /// unknown verifier is a zero reward with reason "unknown_verifier", a verifier that
 /// throws one with "verifier_error"; a zero reward always carries a reason ("wrong" when
