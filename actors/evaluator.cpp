@@ -5,6 +5,8 @@
 #include <chrono>
 #include <map>
 
+#include "actors/failure.hpp"
+
 namespace adarl {
 
 eval_tally::eval_tally(const prompt_table& prompts, uint64_t version, bool greedy,
@@ -84,6 +86,7 @@ void finish(self_ptr self, const evaluator_setup& setup, uint32_t round) {
 }
 
 evaluator_actor::behavior_type evaluator_fun(self_ptr self, evaluator_setup setup) {
+  report_exceptions(self, "evaluator");
   return {
       [=](eval_atom, uint64_t version) -> caf::typed_response_promise<eval_report> {
         auto& st = self->state;

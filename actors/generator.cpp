@@ -4,9 +4,12 @@
 
 #include <chrono>
 #include <deque>
+#include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "actors/clock.hpp"
+#include "actors/failure.hpp"
 
 namespace adarl {
 
@@ -21,6 +24,11 @@ struct generator_state {
   std::unordered_map<uint64_t, work_order> active;    ///< By ticket.
   std::vector<generation_result> finished;
   uint64_t next_ticket = 0;
+  /// The newest policy versions received (at most keep_versions): an evaluation order is
+  /// drawn with exactly the version it names, which may be older than the newest.
+  std::map<uint64_t, weights_ptr> weights;
+  static constexpr size_t keep_versions = 3;
+  uint32_t pinned = 0;  ///< Active evaluation rows: the weights may not change under them.
   size_t next_verifier = 0;
   bool decode_scheduled = false;
   double busy = 0;                                    ///< Since the last load report.
@@ -31,29 +39,59 @@ struct generator_state {
 
 using self_ptr = generator_actor::stateful_pointer<generator_state>;
 
-/// Fills free engine slots from the queue with the orders the current weights may draw
-/// (an order for a newer version than the engine's waits for its weights).
+void load_weights(self_ptr self, const weights_ptr& w) {
+  auto& st = self->state;
+  if (auto ok = st.engine->load(w); !ok)
+    caf::anon_send(st.setup.supervisor, "generator " + std::to_string(st.setup.index) +
+                                            ": cannot load weights: " + ok.err().message);
+}
+
+/// Fills free engine slots from the queue with the orders the current weights may draw:
+/// a training order needs at least its min_version, an evaluation order exactly the
+/// version it names. Then picks the weights to hold next: the newest as soon as no
+/// evaluation row is in flight (training rows in flight continue with them), or, when
+/// the first waiting order is an evaluation of an older version still kept, that
+/// version once the rows in flight have drained (admission stops meanwhile).
 void admit(self_ptr self) {
   auto& st = self->state;
   const auto t0 = clock_type::now();
-  const uint64_t version = st.engine->version();
-  for (auto it = st.queue.begin();
-       it != st.queue.end() && st.engine->active() < st.engine->capacity();) {
-    if (it->min_version > version) {
-      ++it;
-      continue;
+  for (int pass = 0; pass < 2; ++pass) {
+    const uint64_t version = st.engine->version();
+    std::optional<uint64_t> older;  // an evaluation of an older version waits first
+    for (auto it = st.queue.begin();
+         it != st.queue.end() && st.engine->active() < st.engine->capacity();) {
+      const bool eval = it->eval_round != 0;
+      const uint64_t want = it->min_version;
+      if (eval && want < version && st.weights.count(want)) {
+        older = want;
+        break;
+      }
+      // An evaluation whose version is gone (evicted) is drawn with the current weights.
+      if (want > version || (eval && want != version && st.weights.count(want))) {
+        ++it;
+        continue;
+      }
+      const work_order o = *it;
+      it = st.queue.erase(it);
+      generation_job job;
+      job.ticket = st.next_ticket++;
+      job.prompt_id = o.prompt_id;
+      if (o.prompt_id < st.setup.prompts->rows.size())
+        job.prompt = st.setup.prompts->rows[o.prompt_id].tokens;
+      job.stream = o.stream;
+      job.greedy = o.greedy;
+      st.active.emplace(job.ticket, o);
+      st.pinned += eval ? 1 : 0;
+      st.engine->admit(std::move(job));
     }
-    const work_order o = *it;
-    it = st.queue.erase(it);
-    generation_job job;
-    job.ticket = st.next_ticket++;
-    job.prompt_id = o.prompt_id;
-    if (o.prompt_id < st.setup.prompts->rows.size())
-      job.prompt = st.setup.prompts->rows[o.prompt_id].tokens;
-    job.stream = o.stream;
-    job.greedy = o.greedy;
-    st.active.emplace(job.ticket, o);
-    st.engine->admit(std::move(job));
+    weights_ptr next;
+    if (older && st.engine->active() == 0)
+      next = st.weights[*older];
+    else if (!older && st.pinned == 0 && !st.weights.empty() &&
+             st.weights.rbegin()->first != version)
+      next = st.weights.rbegin()->second;
+    if (!next) break;
+    load_weights(self, next);  // then admit what the new weights may draw
   }
   st.busy += seconds_since(t0);
   if (st.engine->active() > 0 && !st.decode_scheduled) {
@@ -88,6 +126,7 @@ void decode(self_ptr self) {
       if (it == st.active.end()) continue;
       completion c;
       c.order = it->second;
+      if (c.order.eval_round != 0) --st.pinned;
       st.active.erase(it);
       st.tokens += r.tokens.size();
       c.tokens = std::move(r.tokens);
@@ -106,6 +145,7 @@ void decode(self_ptr self) {
 }
 
 generator_actor::behavior_type generator_fun(self_ptr self, generator_setup setup) {
+  report_exceptions(self, "generator");
   auto& st = self->state;
   auto engine = setup.make_engine();
   st.setup = std::move(setup);
@@ -127,12 +167,10 @@ generator_actor::behavior_type generator_fun(self_ptr self, generator_setup setu
         admit(self);
       },
       [=](weights_atom, weights_ptr w) {
-        auto ok = self->state.engine->load(w);
-        if (ok) admit(self);  // orders waiting for these weights may start
-        if (!ok)
-          caf::anon_send(self->state.setup.supervisor,
-                     "generator " + std::to_string(self->state.setup.index) +
-                         ": cannot load weights: " + ok.err().message);
+        auto& ws = self->state.weights;
+        ws[w->version] = std::move(w);
+        while (ws.size() > generator_state::keep_versions) ws.erase(ws.begin());
+        admit(self);  // loads them when no evaluation row pins the current ones
       },
       [=](decode_atom) { decode(self); },
   };

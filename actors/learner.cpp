@@ -4,20 +4,15 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 
+#include "actors/checkpoint_files.hpp"
 #include "actors/clock.hpp"
+#include "actors/failure.hpp"
+#include "tasks/atomic_file.hpp"
 
 namespace adarl {
-
-std::string checkpoint_name(uint64_t version) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "step-%06llu", static_cast<unsigned long long>(version));
-  return buf;
-}
 
 namespace {
 
@@ -26,8 +21,8 @@ using clock_type = steady_clock;
 struct learner_state {
   learner_setup setup;
   std::unique_ptr<learner_engine> engine;
-  std::map<uint64_t, std::vector<train_group>> groups;
-  std::map<uint64_t, step_report> reports;
+  /// Groups and reports of steps not trained yet (what a checkpoint carries).
+  carried_steps data;
   int64_t ready_through = -1;  ///< Every step up to this one has reported.
   uint64_t version() const { return engine->version(); }
   clock_type::time_point start = clock_type::now();
@@ -40,8 +35,12 @@ struct learner_state {
 
 using self_ptr = learner_actor::stateful_pointer<learner_state>;
 
-void fail(self_ptr self, const std::string& what) {
+void warn(self_ptr self, const std::string& what) {
   caf::anon_send(self->state.setup.supervisor, "learner: " + what);
+}
+
+void fatal(self_ptr self, const std::string& what) {
+  caf::anon_send(self->state.setup.supervisor, stop_atom::value, "learner: " + what);
 }
 
 void publish(self_ptr self) {
@@ -51,31 +50,52 @@ void publish(self_ptr self) {
   self->send(st.setup.tracker, version_atom::value, st.version());
 }
 
-/// Saves model and optimizer, then the tracker's state into the same directory, then
-/// points OUT/checkpoints/latest at it; `then` runs once all of it is written.
+void advance_ready(learner_state& st) {
+  while (st.data.reports.count(uint64_t(st.ready_through + 1)) ||
+         uint64_t(st.ready_through + 1) < st.version())
+    ++st.ready_through;
+}
+
+/// Assembles OUT/checkpoints/step-V.partial (the engine's files, the carried steps, the
+/// config, the tracker's state as of the last carried step, the manifest last), puts it
+/// in place of step-V and points OUT/checkpoints/latest at it; `then(ok)` runs once it
+/// is done or failed. The tracker's answer is awaited: no group or report is taken
+/// meanwhile, so the carried steps and the tracker's state describe the same moment.
 void checkpoint(self_ptr self, std::function<void(bool)> then) {
+  namespace fs = std::filesystem;
   auto& st = self->state;
   const uint64_t v = st.version();
-  const std::string dir = st.setup.checkpoint_dir + "/" + checkpoint_name(v);
+  const std::string root = st.setup.checkpoint_dir;
+  const std::string final_dir = root + "/" + checkpoint_name(v);
+  const std::string dir = final_dir + ".partial";
+  auto failed = [=](const std::string& why) {
+    warn(self, "checkpoint " + final_dir + ": " + why);
+    then(false);
+  };
   std::error_code ec;
-  std::filesystem::create_directories(st.setup.checkpoint_dir, ec);
-  if (auto ok = st.engine->save(dir); !ok) {
-    fail(self, "checkpoint " + dir + ": " + ok.err().message);
-    return then(false);
-  }
-  self->request(st.setup.tracker, caf::infinite, save_atom::value, dir + "/tracker.json")
-      .then(
+  fs::create_directories(root, ec);
+  fs::remove_all(dir, ec);
+  if (auto ok = st.engine->save(dir); !ok) return failed(ok.err().message);
+  const int64_t through = std::max<int64_t>(st.ready_through, int64_t(v) - 1);
+  if (auto ok = write_carried_steps(dir + "/carried.cbor", st.data, v, through); !ok)
+    return failed(ok.err().message);
+  if (!st.setup.config_json.empty())
+    if (auto ok = write_file_atomic(dir + "/config.json", st.setup.config_json); !ok)
+      return failed(ok.err().message);
+  self->request(st.setup.tracker, std::chrono::seconds(60), save_atom::value,
+                dir + "/tracker.json", through)
+      .await(
           [=](bool ok) {
-            if (ok) {
-              const std::string latest = self->state.setup.checkpoint_dir + "/latest";
-              std::ofstream(latest + ".tmp") << checkpoint_name(v) << "\n";
-              std::filesystem::rename(latest + ".tmp", latest);
-            } else {
-              fail(self, "checkpoint " + dir + ": the tracker could not write its state");
-            }
-            then(ok);
+            if (!ok) return failed("the tracker could not write its state");
+            for (auto r : {write_manifest(dir, v, through), sync_tree(dir),
+                           replace_directory(dir, final_dir),
+                           write_file_atomic(root + "/latest", checkpoint_name(v) + "\n")})
+              if (!r) return failed(r.err().message);
+            then(true);
           },
-          [=](caf::error&) { then(false); });
+          [=](caf::error& e) {
+            failed("the tracker did not write its state: " + self->system().render(e));
+          });
 }
 
 void evaluate(self_ptr self, std::function<void()> then) {
@@ -124,8 +144,8 @@ void train_ready(self_ptr self) {
   auto& st = self->state;
   while (!st.finishing && st.version() < st.setup.steps) {
     const uint64_t step = st.version();
-    auto rep = st.reports.find(step);
-    if (rep == st.reports.end()) return;
+    auto rep = st.data.reports.find(step);
+    if (rep == st.data.reports.end()) return;
     // Deterministic mode (lag_gate::may_publish): step v + max_lag must be generated
     // with version v, so version v + 1 waits until that generation is complete.
     const uint64_t needed = std::min(step + st.setup.max_lag, st.setup.steps - 1);
@@ -134,16 +154,15 @@ void train_ready(self_ptr self) {
     rec.sampling = std::move(rep->second);
     const uint64_t samples_before = st.samples;
     st.samples += rec.sampling.samples;
-    st.reports.erase(rep);
+    st.data.reports.erase(rep);
     rec.wait_seconds = seconds_since(st.last_step);
     auto t0 = clock_type::now();
-    auto batch = batch_of(st, st.groups[step]);
-    st.groups.erase(step);
+    auto batch = batch_of(st, st.data.groups[step]);
+    st.data.groups.erase(step);
+    caf::anon_send(st.setup.supervisor, progress_atom::value, step, true);
     auto stats = st.engine->train(batch);
-    if (!stats) {
-      fail(self, "step " + std::to_string(step) + ": " + stats.err().message);
-      stats = train_stats{};
-    }
+    caf::anon_send(st.setup.supervisor, progress_atom::value, step, false);
+    if (!stats) return fatal(self, "step " + std::to_string(step) + ": " + stats.err().message);
     rec.train_seconds = seconds_since(t0);
     rec.wait_seconds -= rec.train_seconds;
     rec.wait_seconds = std::max(0.0, rec.wait_seconds);
@@ -172,39 +191,73 @@ void train_ready(self_ptr self) {
   }
 }
 
+/// What the learner waits for, in words.
+std::string waiting_for(const learner_state& st) {
+  if (!st.engine) return "the learner has no engine";
+  const uint64_t v = st.version();
+  if (st.finishing) return "the learner is finishing at version " + std::to_string(v);
+  std::string held;
+  for (const auto& [step, groups] : st.data.groups)
+    held += (held.empty() ? "" : ", ") + std::to_string(step) + " (" +
+            std::to_string(groups.size()) + " groups)";
+  std::string out = "the learner (version " + std::to_string(v) + ") waits for step " +
+                    std::to_string(v) + "'s report";
+  if (st.data.reports.count(v))
+    out = "the learner (version " + std::to_string(v) +
+          ", deterministic) waits for the generation of step " +
+          std::to_string(std::min(v + st.setup.max_lag, st.setup.steps - 1)) +
+          " to complete (reported through " + std::to_string(st.ready_through) + ")";
+  return out + (held.empty() ? "; it holds no groups" : "; it holds groups of steps " + held);
+}
+
 learner_actor::behavior_type learner_fun(self_ptr self, learner_setup setup) {
+  report_exceptions(self, "learner");
   auto& st = self->state;
   auto engine = setup.make_engine();
   st.setup = std::move(setup);
   st.samples = st.setup.samples_before;
   auto idle = learner_actor::behavior_type{
       [](group_atom, train_group&) {}, [](ready_atom, step_report&) {},
-      [](stop_atom) -> uint64_t { return 0; }};
+      [](stop_atom) -> uint64_t { return 0; },
+      [](status_atom) -> std::string { return "the learner failed to start"; }};
   if (!engine) {
-    caf::anon_send(st.setup.supervisor, stop_atom::value, "learner: " + engine.err().message);
+    fatal(self, engine.err().message);
     return idle;
   }
   st.engine = std::move(*engine);
-  if (!st.setup.resume_from.empty())
-    if (auto ok = st.engine->restore(st.setup.resume_from); !ok) {
-      caf::anon_send(st.setup.supervisor, stop_atom::value,
-                     "learner: resume from " + st.setup.resume_from + ": " + ok.err().message);
+  if (!st.setup.resume_from.empty()) {
+    const std::string& dir = st.setup.resume_from;
+    auto ok = st.engine->restore(dir);
+    auto carried = ok ? read_carried_steps(dir + "/carried.cbor")
+                      : result<carried_steps>(ok.err());
+    if (!carried) {
+      fatal(self, "resume from " + dir + ": " + carried.err().message);
       st.engine.reset();
       return idle;
     }
+    st.data = std::move(*carried);
+  }
+  advance_ready(st);
   publish(self);
-  evaluate(self, [] {});
+  // A resumed run evaluates its version only when the uninterrupted run would have
+  // and the evaluation is not on record yet, so that both write the same evaluations.
+  const uint64_t v = st.version(), per = st.setup.eval_every_samples;
+  const uint64_t before = st.samples - std::min(st.samples, st.setup.last_step_samples);
+  const bool due = v == 0 || (st.setup.eval_every && v % st.setup.eval_every == 0) ||
+                   (per && before / per != st.samples / per);
+  if (st.setup.resume_from.empty() || (due && !st.setup.evaluated)) evaluate(self, [] {});
   if (st.version() >= st.setup.steps || st.budget_spent()) finish_run(self);
+  else train_ready(self);
   return {
       [=](group_atom, train_group& g) {
-        self->state.groups[g.step].push_back(std::move(g));
+        auto& s = self->state;
+        if (g.step >= s.version()) s.data.groups[g.step].push_back(std::move(g));
       },
       [=](ready_atom, step_report& r) {
         auto& s = self->state;
-        s.reports[r.step] = std::move(r);
-        while (s.reports.count(uint64_t(s.ready_through + 1)) ||
-               uint64_t(s.ready_through + 1) < s.version())
-          ++s.ready_through;
+        if (r.step < s.version()) return;  // carried by the checkpoint we resumed from
+        s.data.reports[r.step] = std::move(r);
+        advance_ready(s);
         train_ready(self);
       },
       [=](stop_atom) -> caf::typed_response_promise<uint64_t> {
@@ -213,6 +266,7 @@ learner_actor::behavior_type learner_fun(self_ptr self, learner_setup setup) {
         checkpoint(self, [=](bool) mutable { rp.deliver(self->state.version()); });
         return rp;
       },
+      [=](status_atom) -> std::string { return waiting_for(self->state); },
   };
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/checkpoint_files.hpp"
 #include "actors/prompt_table.hpp"
 #include "messages/interfaces.hpp"
 
@@ -25,10 +26,14 @@ struct learner_setup {
   std::vector<generator_actor> generators;
   evaluator_actor evaluator;
   metrics_actor metrics;
-  caf::actor supervisor;           ///< Gets (done_atom, version) at the end, or an error string.
+  /// Gets (done_atom, version) at the end; (stop_atom, text) when the learner cannot go
+  /// on; (progress_atom, step, true/false) around each optimizer step; warning strings.
+  caf::actor supervisor;
   uint64_t steps = 1;              ///< Train this many steps (versions), then stop.
   uint64_t sample_budget = 0;      ///< Or stop once the cumulative samples reach this.
   uint64_t samples_before = 0;     ///< Cumulative samples at resume_from.
+  uint64_t last_step_samples = 0;  ///< Samples of the step that produced resume_from.
+  bool evaluated = false;          ///< resume_from's version was evaluated already.
   uint64_t checkpoint_every = 0;   ///< 0 = at the end only.
   uint64_t eval_every = 0;         ///< 0 = before the first and after the last step only.
   uint64_t eval_every_samples = 0; ///< Also when the cumulative samples pass a multiple.
@@ -36,17 +41,17 @@ struct learner_setup {
   uint32_t max_lag = 1;            ///< generation of step v + max_lag is complete.
   std::string checkpoint_dir;      ///< OUT/checkpoints.
   std::string resume_from;         ///< A checkpoint directory to restore ("" = none).
+  std::string config_json;         ///< Written into every checkpoint as config.json.
 };
 
-/// Name of the checkpoint directory of a version: step-000042.
-std::string checkpoint_name(uint64_t version);
-
-/// Spawns the detached learner. At start it restores (when asked), publishes its weights
-/// to every generator and its version to the tracker, and evaluates. Groups of step t
-/// accumulate until t's report arrives and every earlier step is trained; then it
-/// trains, publishes, reports the step record to the metrics sink, evaluates and
-/// checkpoints when due. After the last step: a final evaluation, a checkpoint, and
-/// (done_atom, version) to the supervisor.
+/// Spawns the detached learner. At start it restores (when asked: the engine's state and
+/// the steps the checkpoint carries), publishes its weights to every generator and its
+/// version to the tracker, and evaluates. Groups of step t accumulate until t's report
+/// arrives and every earlier step is trained; then it trains, publishes, reports the
+/// step record to the metrics sink, evaluates and checkpoints when due
+/// (actors/checkpoint_files.hpp). After the last step: a final evaluation, a
+/// checkpoint, and (done_atom, version) to the supervisor. A failed optimizer step ends
+/// the run: (stop_atom, text) to the supervisor.
 learner_actor spawn_learner(caf::actor_system& sys, learner_setup setup);
 
 }  // namespace adarl

@@ -10,8 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "actors/failure.hpp"
 #include "actors/json_lines.hpp"
 #include "algorithms/step_types.hpp"
+#include "tasks/atomic_file.hpp"
 
 namespace adarl {
 
@@ -130,20 +132,6 @@ std::string progress_line(const nlohmann::json& line, uint64_t total_steps,
 
 namespace {
 
-/// Replaces `file` with `text` through a temporary file.
-result<bool> replace_file(const std::string& file, const std::string& text) {
-  const std::string tmp = file + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::trunc);
-    f << text;
-    if (!f.flush()) return error{tmp + ": cannot write"};
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, file, ec);
-  if (ec) return error{file + ": cannot replace: " + ec.message()};
-  return true;
-}
-
 uint64_t get_u64(const nlohmann::json& j, const char* key) {
   auto it = j.find(key);
   return it != j.end() && it->is_number_unsigned() ? it->get<uint64_t>() : 0;
@@ -187,15 +175,19 @@ result<metrics_totals> resume_metrics(const std::string& dir, uint64_t version) 
     if (get_u64(j, "policy_version") > version) continue;
     t.samples = get_u64(j, "cumulative_samples");
     t.tokens = get_u64(j, "cumulative_tokens");
+    t.last_step_samples = get_u64(j, "samples");
     t.results += get_u64(j, "results");
     jsonl += j.dump() + "\n";
     csv += csv_row(j) + "\n";
   }
-  for (const auto& j : *evals)
-    if (get_u64(j, "version") < version) eval += j.dump() + "\n";
+  for (const auto& j : *evals) {
+    if (get_u64(j, "version") > version) continue;
+    t.evaluated = t.evaluated || get_u64(j, "version") == version;
+    eval += j.dump() + "\n";
+  }
   for (auto [file, text] : {std::pair{"/metrics.jsonl", &jsonl}, std::pair{"/metrics.csv", &csv},
                             std::pair{"/eval.jsonl", &eval}})
-    if (auto ok = replace_file(dir + file, *text); !ok) return ok.err();
+    if (auto ok = write_file_atomic(dir + file, *text); !ok) return ok.err();
   return t;
 }
 
@@ -214,6 +206,7 @@ struct metrics_state {
 using self_ptr = metrics_actor::stateful_pointer<metrics_state>;
 
 metrics_actor::behavior_type metrics_fun(self_ptr self, metrics_setup setup) {
+  report_exceptions(self, "metrics");
   auto& st = self->state;
   std::error_code ec;
   std::filesystem::create_directories(setup.dir, ec);

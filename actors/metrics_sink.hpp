@@ -22,6 +22,9 @@ struct metrics_totals {
   uint64_t results = 0;         ///< All results received (duplicates included), cumulative.
   double busy_seconds = 0;      ///< Generator busy time since the previous step line.
   double load_wall_seconds = 0; ///< Generator wall time over the same period.
+  // Filled by resume_metrics:
+  uint64_t last_step_samples = 0;  ///< Samples of the step that produced the version.
+  bool evaluated = false;          ///< eval.jsonl already holds the version's evaluation.
 };
 
 /// The JSON object of one step line. `eval` is the latest evaluation not yet reported.
@@ -40,11 +43,11 @@ std::string csv_row(const nlohmann::json& step_line);
 std::string progress_line(const nlohmann::json& step_line, uint64_t total_steps,
                           double last_accuracy);
 
-/// Prepares the files of a run resumed at `version`: keeps the step lines of versions
-/// up to it and the evaluations before it (the resumed learner evaluates `version`
-/// again), rewrites metrics.jsonl, metrics.csv and eval.jsonl to match (through a
-/// temporary file and a rename, so a failure leaves them as they were), and returns the
-/// cumulative totals at that point. A torn last line (a crash while writing) is dropped;
+/// Prepares the files of a run resumed at `version`: keeps the step lines and the
+/// evaluations of versions up to it, rewrites metrics.jsonl, metrics.csv and eval.jsonl
+/// to match (atomically, so a failure leaves them as they were), and returns the
+/// cumulative totals at that point, whether `version` was evaluated already, and the
+/// samples of its step (for the learner's evaluation schedule). A torn last line (a crash while writing) is dropped;
 /// any other malformed line is an error naming the file and line. Missing files are
 /// empty. O(lines).
 result<metrics_totals> resume_metrics(const std::string& dir, uint64_t version);

@@ -12,6 +12,7 @@
 #include <zmq.hpp>
 
 #include "actors/clock.hpp"
+#include "actors/failure.hpp"
 #include "actors/remote_wire.hpp"
 #include "actors/wake_fd.hpp"
 
@@ -372,8 +373,9 @@ struct remote_verifier_state {
 verifier_actor spawn_remote_verifier(caf::actor_system& sys,
                                      std::shared_ptr<remote_verifier_hub> hub) {
   return sys.spawn(
-      [hub](verifier_actor::stateful_pointer<remote_verifier_state>)
+      [hub](verifier_actor::stateful_pointer<remote_verifier_state> self)
           -> verifier_actor::behavior_type {
+        report_exceptions(self, "remote verifier hub");
         return {
             [hub](verify_atom, std::vector<completion>& batch) { hub->submit(std::move(batch)); },
         };

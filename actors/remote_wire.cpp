@@ -30,6 +30,53 @@ std::string pack(json j) {
 
 json type_only(const char* type) { return json{{"type", type}}; }
 
+/// Deepest nesting of a frame; the deepest message (verify: map, items, item) has 3.
+constexpr std::size_t max_frame_depth = 16;
+
+/// nlohmann's DOM builder with a nesting limit: its MessagePack reader recurses once per
+/// level, so a frame of nested one-element arrays (0x91 0x91 ...) overflowed the stack.
+/// Returning false stops the reader at once.
+class bounded_dom {
+ public:
+  explicit bounded_dom(json& out) : dom_(out, /*allow_exceptions=*/false) {}
+  bool too_deep() const { return too_deep_; }
+
+  bool null() { return dom_.null(); }
+  bool boolean(bool v) { return dom_.boolean(v); }
+  bool number_integer(json::number_integer_t v) { return dom_.number_integer(v); }
+  bool number_unsigned(json::number_unsigned_t v) { return dom_.number_unsigned(v); }
+  bool number_float(json::number_float_t v, const json::string_t& s) {
+    return dom_.number_float(v, s);
+  }
+  bool string(json::string_t& v) { return dom_.string(v); }
+  bool binary(json::binary_t& v) { return dom_.binary(v); }
+  bool key(json::string_t& v) { return dom_.key(v); }
+  bool start_object(std::size_t n) { return enter() && dom_.start_object(n); }
+  bool end_object() {
+    --depth_;
+    return dom_.end_object();
+  }
+  bool start_array(std::size_t n) { return enter() && dom_.start_array(n); }
+  bool end_array() {
+    --depth_;
+    return dom_.end_array();
+  }
+  template <class Exception>
+  bool parse_error(std::size_t at, const std::string& token, const Exception& e) {
+    return dom_.parse_error(at, token, e);
+  }
+
+ private:
+  bool enter() {
+    too_deep_ = ++depth_ > max_frame_depth;
+    return !too_deep_;
+  }
+
+  nlohmann::detail::json_sax_dom_parser<json> dom_;
+  std::size_t depth_ = 0;
+  bool too_deep_ = false;
+};
+
 /// Reads a required field of the expected kind; the error names the message type and key.
 /// Unsigned integers must fit T.
 template <class T>
@@ -143,9 +190,15 @@ std::string encode_verify(uint64_t session, uint64_t batch, const std::vector<re
 result<remote_message> decode_remote(std::string_view bytes) {
   // Completions are the policy's text: not always valid UTF-8. MessagePack strings carry
   // bytes; nlohmann checks UTF-8 only when dumping text, never when reading msgpack.
-  json j = json::from_msgpack(bytes.begin(), bytes.end(), /*strict=*/true,
-                              /*allow_exceptions=*/false);
-  if (j.is_discarded()) return error{"not MessagePack"};
+  json j;
+  bounded_dom dom(j);
+  if (!json::sax_parse(bytes.begin(), bytes.end(), &dom, json::input_format_t::msgpack,
+                       /*strict=*/true)) {
+    if (dom.too_deep())
+      return error{"MessagePack nested deeper than " + std::to_string(max_frame_depth) +
+                   " levels"};
+    return error{"not MessagePack"};
+  }
   if (!j.is_object()) return error{"not a MessagePack map"};
   uint32_t v = 0;
   if (auto e = field(j, "message", "v", v)) return *e;

@@ -63,8 +63,9 @@ std::string encode_verify(uint64_t session, uint64_t batch, const std::vector<re
 
 /// Decodes and checks one message. An error names what is wrong ("not MessagePack",
 /// "protocol version 2, expected 1", "hello: \"credit\" is not an unsigned integer
-/// below 2^32"). A result whose session and batch read but whose verdicts do not is no
-/// error: it comes back with `problem` set ("rewards[3] is not a number in [0, 1]").
+/// below 2^32", "MessagePack nested deeper than 16 levels"). A result whose session
+/// and batch read but whose verdicts do not is no error: it comes back with `problem`
+/// set ("rewards[3] is not a number in [0, 1]").
 result<remote_message> decode_remote(std::string_view bytes);
 
 }  // namespace adarl

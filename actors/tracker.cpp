@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "actors/clock.hpp"
+#include "actors/failure.hpp"
+#include "tasks/atomic_file.hpp"
 #include "algorithms/random_keys.hpp"
 
 namespace adarl {
@@ -57,6 +59,7 @@ struct tracker_state_t {
   std::map<uint64_t, step_store> store;
   tracker_output out;
   std::vector<work_item> items;
+  uint64_t results = 0;  ///< Scored completions received (training and evaluation).
   static inline const char* name = "tracker";
 };
 
@@ -114,10 +117,9 @@ void dispatch(self_ptr self) {
     batch.reserve(from_eval + st.items.size());
     batch.insert(batch.end(), st.eval_queue.begin(), st.eval_queue.begin() + from_eval);
     st.eval_queue.erase(st.eval_queue.begin(), st.eval_queue.begin() + from_eval);
-    const uint64_t lag = st.setup.core.lag.max_lag;
     for (const auto& w : st.items)
       batch.push_back({w.step, w.slot, w.index, w.prompt_id, w.stream, 0, false,
-                       w.step > lag ? w.step - lag : 0});
+                       st.core->min_version(w.step)});
     g.credit -= uint32_t(batch.size());
     if (g.credit == 0) st.ready.pop_front();
     self->send(g.handle, work_atom::value, std::move(batch));
@@ -156,6 +158,7 @@ void on_scored(self_ptr self, std::vector<completion>& batch) {
   auto& st = self->state;
   std::vector<completion> eval;
   const uint64_t now = now_ns();
+  st.results += batch.size();
   for (auto& c : batch) {
     if (c.order.eval_round != 0) {
       eval.push_back(std::move(c));
@@ -179,10 +182,10 @@ void on_scored(self_ptr self, std::vector<completion>& batch) {
 }
 
 tracker_actor::behavior_type tracker_fun(self_ptr self, tracker_setup setup) {
+  report_exceptions(self, "tracker");
   auto& st = self->state;
   st.core = std::make_unique<tracker_core>(setup.core, setup.prompts->train);
   if (setup.restore) st.core->restore(*setup.restore);  // validated by the loader
-  st.learner_version = setup.restore ? setup.restore->next_step : 0;
   st.setup = std::move(setup);
   const uint64_t tick = st.setup.tick_ns ? st.setup.tick_ns : st.setup.core.lease_ns / 4;
   self->delayed_send(self, std::chrono::nanoseconds(tick), tick_atom::value);
@@ -227,8 +230,14 @@ tracker_actor::behavior_type tracker_fun(self_ptr self, tracker_setup setup) {
         dispatch(self);
         self->delayed_send(self, std::chrono::nanoseconds(tick), tick_atom::value);
       },
-      [=](save_atom, const std::string& path) -> bool {
-        return save_tracker_state(self->state.core->save(), path).ok();
+      [=](save_atom, const std::string& path, int64_t through) -> bool {
+        return save_tracker_state(self->state.core->save(through), path).ok();
+      },
+      [=](status_atom) -> tracker_status {
+        auto& s = self->state;
+        return {s.results,          s.learner_version,
+                s.core->generated_through(), s.core->in_flight(),
+                s.eval_queue.size(), s.core->waiting(s.learner_version)};
       },
       [=](start_atom, learner_actor l, evaluator_actor e) {
         self->state.learner = std::move(l);
@@ -247,14 +256,7 @@ result<bool> save_tracker_state(const tracker_state& s, const std::string& path)
   auto rows = nlohmann::json::array();
   for (const auto& r : s.pass_rates) rows.push_back({r.prompt, r.counts.n_tot, r.counts.n_pos});
   j["pass_rates"] = std::move(rows);
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp);
-    if (!(f << j.dump())) return error{path + ": cannot write the tracker state"};
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    return error{path + ": cannot rename the tracker state into place"};
-  return true;
+  return write_file_atomic(path, j.dump());
 }
 
 result<tracker_state> load_tracker_state(const std::string& path) {

@@ -3,6 +3,8 @@
 #include <caf/all.hpp>
 #include <tbb/parallel_for.h>
 
+#include "actors/failure.hpp"
+
 namespace adarl {
 
 void score(const verifier_setup& s, completion& c) {
@@ -26,6 +28,7 @@ struct verifier_state {
 
 verifier_actor::behavior_type verifier_fun(verifier_actor::stateful_pointer<verifier_state> self,
                                            verifier_setup setup) {
+  report_exceptions(self, "verifier");
   return {
       [=](verify_atom, std::vector<completion>& batch) {
         if (batch.size() > 1)

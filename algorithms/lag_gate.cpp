@@ -1,14 +1,20 @@
 #include "algorithms/lag_gate.hpp"
 
+#include <algorithm>
+
 namespace adarl {
+
+uint64_t lag_gate::pinned(uint64_t step) const {
+  return std::max(config.floor_version, step > config.max_lag ? step - config.max_lag : 0);
+}
 
 gate_verdict lag_gate::check(uint64_t step, uint64_t learner_version,
                              uint64_t admitted) const {
   if (step < learner_version) return gate_verdict::stale;  // already trained
   if (config.exact) {
-    const uint64_t pinned = step > config.max_lag ? step - config.max_lag : 0;
-    if (learner_version < pinned) return gate_verdict::wait_for_learner;
-    if (learner_version > pinned) return gate_verdict::stale;
+    const uint64_t version = pinned(step);
+    if (learner_version < version) return gate_verdict::wait_for_learner;
+    if (learner_version > version) return gate_verdict::stale;
   } else if (step - learner_version > config.max_lag) {
     return gate_verdict::wait_for_learner;
   }

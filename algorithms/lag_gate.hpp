@@ -9,6 +9,11 @@ struct lag_gate_config {
   uint32_t max_lag = 1;           ///< k: samples for step t may use versions >= t - k.
   uint64_t max_step_samples = 0;  ///< Samples admitted per step; 0 = no cap.
   bool exact = false;             ///< Deterministic mode: step t uses version max(0, t-k).
+  /// Exact mode: the oldest version the run can draw with (the version a resumed run
+  /// restored: older weights are gone), so step t uses max(floor_version, t - k). A
+  /// checkpoint carries the generated steps that need older versions, so this matters
+  /// only for the first steps of a run extended past its last one.
+  uint64_t floor_version = 0;
 };
 
 /// What the gate says about starting one more sample for a step.
@@ -34,6 +39,9 @@ struct lag_gate {
   /// May one more sample for `step` start, given the learner's version and the number
   /// of samples already admitted for that step?
   gate_verdict check(uint64_t step, uint64_t learner_version, uint64_t admitted) const;
+
+  /// Exact mode: the version step t is drawn with, max(floor_version, t - k).
+  uint64_t pinned(uint64_t step) const;
 
   /// Exact mode: may the learner publish version v + 1, given the highest step whose
   /// generation is complete (-1 if none)? Always true outside exact mode.

@@ -36,6 +36,23 @@ beta_posterior pass_rate_table::posterior_of(uint64_t prompt) const {
   return posterior(it == counts_.end() ? beta_ema_counts{} : it->second, params_);
 }
 
+double pass_rate_table::estimate_after(uint64_t prompt, uint32_t n, uint32_t k) const {
+  const beta_ema_counts* c = find(prompt);
+  return posterior(adarl::update(c ? *c : beta_ema_counts{}, params_, n, k), params_).mean();
+}
+
+const beta_ema_counts* pass_rate_table::find(uint64_t prompt) const {
+  auto it = counts_.find(prompt);
+  return it == counts_.end() ? nullptr : &it->second;
+}
+
+void pass_rate_table::set(uint64_t prompt, const beta_ema_counts* counts) {
+  if (counts)
+    counts_[prompt] = *counts;
+  else
+    counts_.erase(prompt);
+}
+
 std::vector<pass_rate_row> pass_rate_table::save() const {
   std::vector<pass_rate_row> rows;
   rows.reserve(counts_.size());

@@ -68,6 +68,13 @@ class pass_rate_table {
   beta_posterior posterior_of(uint64_t prompt) const;
   /// p_hat of the prompt.
   double estimate(uint64_t prompt) const { return posterior_of(prompt).mean(); }
+  /// p_hat the prompt would have after update(prompt, n, k), without changing the table.
+  double estimate_after(uint64_t prompt, uint32_t n, uint32_t k) const;
+  /// The prompt's counts, or nothing when it has none (the prior alone).
+  const beta_ema_counts* find(uint64_t prompt) const;
+  /// Sets the prompt's counts (`counts` present) or forgets them (absent): undoes an
+  /// update() when given the row find() returned before it. O(1) on average.
+  void set(uint64_t prompt, const beta_ema_counts* counts);
   /// Number of prompts with statistics.
   size_t size() const { return counts_.size(); }
   const beta_ema_params& params() const { return params_; }

@@ -90,7 +90,8 @@ finished_group seq_strategy::make_group(prompt_slot slot, exit_kind exit) const 
     // shape and the token-mean denominator stay fixed) with zero advantages.
     g.advantages.assign(g.kept.size(), 0.f);
   } else if (config_.std_norm) {
-    const double sd = std::max(indicator_std(pos, size), 1e-6);
+    // The reference clamps the std, then adds the epsilon: max(std, 1e-6) + 1e-6.
+    const double sd = std::max(indicator_std(pos, size), 1e-6) + 1e-6;
     g.advantages = scaled(g.rewards, p_hat, sd);
   } else {
     g.advantages = centered(g.rewards, p_hat);

@@ -1,5 +1,6 @@
 #include "algorithms/strategy_config.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace adarl {
@@ -69,15 +70,36 @@ void check_threshold(std::vector<config_issue>& out, float t) {
 
 }  // namespace
 
+uint64_t max_samples_per_step(const strategy_config& c, uint32_t prompts) {
+  switch (c.kind) {
+    case strategy_kind::ada_seq:
+      return uint64_t(c.seq.round_size) * c.seq.max_rounds * prompts;
+    case strategy_kind::ada_est:
+    case strategy_kind::ada_est_online:
+      return std::max<uint64_t>(c.est.budget, uint64_t(c.est.n_max) * prompts);
+    case strategy_kind::dapo:
+      return uint64_t(c.uniform.group_size) *
+             (prompts + uint64_t(std::ceil(c.uniform.dapo_extra_factor * prompts)));
+    case strategy_kind::grpo:
+    case strategy_kind::dr_grpo:
+      break;
+  }
+  return uint64_t(c.uniform.group_size) * prompts;
+}
+
 std::vector<config_issue> validate(const strategy_config& c) {
   std::vector<config_issue> out;
+  const std::string most = std::to_string(max_pool_samples);
   switch (c.kind) {
     case strategy_kind::ada_seq: {
       const auto& s = c.seq;
-      check(out, s.group_size >= 2, "group_size", "expected an integer >= 2");
+      check(out, s.group_size >= 2 && s.group_size <= max_pool_samples, "group_size",
+            "expected an integer in [2, " + most + "]");
       check(out, s.round_size >= s.group_size, "round_size",
             "expected round_size >= group_size (M >= n)");
       check(out, s.max_rounds >= 1, "max_rounds", "expected a positive integer");
+      check(out, uint64_t(s.round_size) * s.max_rounds <= max_pool_samples, "round_size",
+            "expected round_size * max_rounds <= " + most + " (samples of one prompt)");
       check(out, s.effective_k_pos() >= 1 && s.effective_k_pos() <= s.group_size,
             "k_pos", "expected 1 <= k_pos <= group_size");
       check(out, s.exit == exit_rule::pos || s.effective_k_neg() >= 1, "k_neg",
@@ -93,6 +115,9 @@ std::vector<config_issue> validate(const strategy_config& c) {
       const auto& e = c.est;
       check(out, e.n_min >= 1, "n_min", "expected a positive integer");
       check(out, e.n_max >= e.n_min, "n_max", "expected n_max >= n_min");
+      check(out, e.n_max <= max_pool_samples, "n_max", "expected n_max <= " + most);
+      check(out, e.budget <= max_step_samples, "budget",
+            "expected at most " + std::to_string(max_step_samples) + " samples per step");
       check(out, e.budget > 0 || (e.samples_per_prompt >= e.n_min &&
                                   e.samples_per_prompt <= e.n_max),
             "samples_per_prompt", "expected n_min <= samples_per_prompt <= n_max");
@@ -108,9 +133,11 @@ std::vector<config_issue> validate(const strategy_config& c) {
     case strategy_kind::dr_grpo:
     case strategy_kind::dapo: {
       const auto& u = c.uniform;
-      check(out, u.group_size >= 2, "group_size", "expected an integer >= 2");
+      check(out, u.group_size >= 2 && u.group_size <= max_pool_samples, "group_size",
+            "expected an integer in [2, " + most + "]");
       check(out, u.std_eps > 0, "std_eps", "expected a positive number");
-      check(out, u.dapo_extra_factor >= 0, "extra_factor", "expected a number >= 0");
+      check(out, u.dapo_extra_factor >= 0 && u.dapo_extra_factor <= 100, "extra_factor",
+            "expected a number in [0, 100]");
       check_threshold(out, u.threshold);
       break;
     }

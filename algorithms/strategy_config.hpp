@@ -90,8 +90,18 @@ struct config_issue {
   std::string message;
 };
 
-/// Checks the parameters the chosen strategy uses; returns every problem found
-/// (empty when valid). Pure; O(1).
+/// Most samples one prompt may draw in one step (Seq's round_size * max_rounds, Est's
+/// n_max, a uniform group), and most samples one step may draw (Est's budget): bounds
+/// that keep a typo from allocating without end.
+inline constexpr uint32_t max_pool_samples = 65536;
+inline constexpr uint32_t max_step_samples = 1u << 24;
+
+/// The most samples a step of `prompts` prompts can draw under `c` (DAPO's extra prompts
+/// included). Pure; O(1).
+uint64_t max_samples_per_step(const strategy_config& c, uint32_t prompts);
+
+/// Checks the parameters the chosen strategy uses, bounds included; returns every
+/// problem found (empty when valid). Pure; O(1).
 std::vector<config_issue> validate(const strategy_config& c);
 
 }  // namespace adarl

@@ -49,6 +49,7 @@ bool tracker_core::open_next(uint64_t learner_version, uint64_t now_ns) {
   if (gate_.check(next_step_, learner_version, 0) != gate_verdict::admit) return false;
   open_step& s = steps_.emplace_back();
   s.step = next_step_++;
+  s.cursor_at_open = order_.cursor();
   s.strategy = make_strategy(config_.strategy);
   s.counters.opened_ns = now_ns;
   auto prompts = draw_prompts(config_.prompts_per_step);
@@ -76,22 +77,38 @@ void tracker_core::apply(open_step& s, decisions& d, bool from_start, uint64_t n
       s.pending.push_back(r);
   }
   for (auto& g : d.finished) {
-    table_.update(g.prompt_id, g.samples_used, g.positives);
+    s.updates.push_back({g.slot, g.prompt_id, g.samples_used, g.positives});
     s.summary.add(g);
-    s.summary.add_pass_rate(table_.estimate(g.prompt_id), g.samples_used);
+    s.summary.add_pass_rate(table_.estimate_after(g.prompt_id, g.samples_used, g.positives),
+                            g.samples_used);
     out.finished.push_back({s.step, std::move(g)});
   }
   if (d.step_done && !s.done) {
     s.done = true;
     s.counters.done_ns = now_ns;
     out.steps_done.push_back(s.step);
-    // generated_through: every step up to it is done.
-    for (const auto& o : steps_) {
+    // generated_through: every step up to it is done; each step commits in order.
+    for (auto& o : steps_) {
       if (int64_t(o.step) <= generated_through_) continue;
       if (!o.done) break;
+      commit(o);
       generated_through_ = int64_t(o.step);
     }
   }
+}
+
+void tracker_core::commit(open_step& s) {
+  // Slot order, not completion order: a prompt drawn twice in one step (an epoch
+  // boundary, DAPO's extra draws) folds in the same order in every run.
+  std::stable_sort(s.updates.begin(), s.updates.end(),
+                   [](const finished_stats& a, const finished_stats& b) { return a.slot < b.slot; });
+  s.undo.reserve(s.updates.size());
+  for (const auto& u : s.updates) {
+    const beta_ema_counts* before = table_.find(u.prompt);
+    s.undo.emplace_back(u.prompt, before ? std::optional(*before) : std::nullopt);
+    table_.update(u.prompt, u.samples, u.positives);
+  }
+  std::vector<finished_stats>().swap(s.updates);
 }
 
 void tracker_core::release_barrier(open_step& s) {
@@ -197,6 +214,11 @@ void tracker_core::retire_through(uint64_t version) {
     steps_.pop_front();
 }
 
+uint64_t tracker_core::min_version(uint64_t step) const {
+  if (config_.lag.exact) return gate_.pinned(step);
+  return step > config_.lag.max_lag ? step - config_.lag.max_lag : 0;
+}
+
 bool tracker_core::generation_finished() const {
   return config_.steps > 0 && generated_through_ + 1 >= int64_t(config_.steps);
 }
@@ -205,6 +227,39 @@ uint64_t tracker_core::in_flight() const {
   uint64_t n = 0;
   for (const auto& s : steps_) n += s.outstanding;
   return n;
+}
+
+std::string tracker_core::waiting(uint64_t learner_version) const {
+  if (generation_finished()) return "";
+  const auto n = [](uint64_t x) { return std::to_string(x); };
+  for (const auto& s : steps_) {
+    if (s.done) continue;
+    std::string out = "step " + n(s.step) + " is generating: " + n(s.outstanding) +
+                      " orders in flight, " + n(s.pending.size()) + " requests not handed out";
+    if (!s.held.empty()) out += ", " + n(s.held.size()) + " held for the round barrier";
+    if (!reissue_.empty()) out += ", " + n(reissue_.size()) + " expired orders to re-issue";
+    if (!s.pending.empty() &&
+        gate_.check(s.step, learner_version, s.admitted) != gate_verdict::admit)
+      out += " (the lag gate holds them: learner at version " + n(learner_version) + ")";
+    return out;
+  }
+  const uint64_t next = next_step_;
+  const uint64_t k = config_.lag.max_lag;
+  switch (gate_.check(next, learner_version, 0)) {
+    case gate_verdict::stale:
+      if (config_.lag.exact)
+        return "step " + n(next) + " cannot open: the lag gate pins it to version " +
+               n(gate_.pinned(next)) + " and the learner is at version " +
+               n(learner_version);
+      return "step " + n(next) + " cannot open: the learner (version " + n(learner_version) +
+             ") has trained it already";
+    case gate_verdict::wait_for_learner:
+      return "step " + n(next) + " waits for the learner to reach version " +
+             n(config_.lag.exact ? gate_.pinned(next) : (next > k ? next - k : 0)) +
+             " (it is at version " + n(learner_version) + ")";
+    default:
+      return "step " + n(next) + " may open";
+  }
 }
 
 const step_counters* tracker_core::counters(uint64_t step) const {
@@ -217,14 +272,22 @@ const step_summary* tracker_core::summary(uint64_t step) const {
   return s ? &s->summary : nullptr;
 }
 
-tracker_state tracker_core::save() const {
+tracker_state tracker_core::save(int64_t through) const {
+  through = std::min(through, generated_through_);
   tracker_state st;
-  // Steps still open are generated again after a restart: continue from the first one,
-  // with the prompt order where it stood when that step opened.
-  st.next_step = steps_.empty() ? next_step_ : steps_.front().step;
-  st.prompt_cursor = order_.cursor();
-  for (const auto& s : steps_) st.prompt_cursor -= s.prompt_ids.size();
-  st.pass_rates = table_.save();
+  st.next_step = uint64_t(through + 1);
+  // Steps after `through` are generated again after a restart, from the prompt order
+  // where it stood when the first of them opened (DAPO's extra draws for earlier steps
+  // made after that moment are drawn again: a prompt or two repeats, none is skipped).
+  const open_step* first_again = find(st.next_step);
+  st.prompt_cursor = first_again ? first_again->cursor_at_open : order_.cursor();
+  pass_rate_table table = table_;
+  for (auto s = steps_.rbegin(); s != steps_.rend(); ++s) {
+    if (int64_t(s->step) <= through) break;
+    for (auto u = s->undo.rbegin(); u != s->undo.rend(); ++u)
+      table.set(u->first, u->second ? &*u->second : nullptr);
+  }
+  st.pass_rates = table.save();
   return st;
 }
 

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -85,11 +87,12 @@ struct tracker_output {
   }
 };
 
-/// Persistent tracker state for checkpoints (what a resumed run continues from).
+/// Persistent tracker state for checkpoints (what a resumed run continues from): the
+/// state after the generation of steps < next_step, as if no later step had opened.
 struct tracker_state {
   uint64_t next_step = 0;               ///< First step to open.
-  uint64_t prompt_cursor = 0;           ///< prompt_order cursor.
-  std::vector<pass_rate_row> pass_rates;
+  uint64_t prompt_cursor = 0;           ///< prompt_order cursor when next_step opens.
+  std::vector<pass_rate_row> pass_rates;  ///< Updated by every step < next_step, no later one.
 };
 
 /// The difficulty tracker's logic, without actors: it opens steps as the lag gate allows,
@@ -120,19 +123,34 @@ class tracker_core {
   /// The learner reached `version` (trained steps < version): their state is dropped.
   void retire_through(uint64_t version);
 
+  /// The oldest policy version that may draw a sample of `step` (the lag bound; in exact
+  /// mode the one version it is pinned to).
+  uint64_t min_version(uint64_t step) const;
   /// True when the configured number of steps has completed generation.
   bool generation_finished() const;
   /// Highest step whose generation is complete with all earlier ones (-1 if none).
   int64_t generated_through() const { return generated_through_; }
   /// Requests handed out and not yet answered, over all open steps.
   uint64_t in_flight() const;
+  /// What generation waits for, in words, given the learner's version: the oldest open
+  /// step's orders, or why the next step cannot open (e.g. "step 10 cannot open: the
+  /// lag gate pins it to version 9 and the learner is at version 10"). "" when the
+  /// configured steps are all generated. For a stall report; O(open steps).
+  std::string waiting(uint64_t learner_version) const;
   /// Counters of an open (not yet retired) step; null otherwise.
   const step_counters* counters(uint64_t step) const;
   /// Summary of the finished groups of an open step; null otherwise.
   const step_summary* summary(uint64_t step) const;
 
+  /// The per-prompt statistics: updated by every step whose generation is complete
+  /// with all earlier ones (through generated_through()), in step order, and by no
+  /// other; a step's groups update it in slot order. So the estimates a step is opened
+  /// with depend on which steps completed, never on the order results arrived in.
   const pass_rate_table& pass_rates() const { return table_; }
-  tracker_state save() const;
+  /// The state to continue from after steps <= `through`: later steps will be generated
+  /// again (their statistics are left out, the prompt cursor is where the first of them
+  /// opened). Precondition: retired steps <= through <= generated_through(). O(prompts).
+  tracker_state save(int64_t through) const;
   /// Restores a saved state; bad rows are an error and leave the tracker unchanged.
   result<bool> restore(const tracker_state& s);
 
@@ -141,6 +159,12 @@ class tracker_core {
   struct lease {
     uint64_t deadline = 0;
     lease_state state = lease_state::none;  ///< queued: expired, waiting in `reissue_`.
+  };
+  struct finished_stats {
+    prompt_slot slot = 0;
+    uint64_t prompt = 0;
+    uint32_t samples = 0;
+    uint32_t positives = 0;
   };
   struct open_step {
     uint64_t step = 0;
@@ -152,6 +176,11 @@ class tracker_core {
     uint64_t outstanding = 0;                   ///< Leases not `none`.
     std::deque<std::pair<uint64_t, uint64_t>> expiries;  ///< (deadline, key), ascending.
     uint64_t admitted = 0;                      ///< First issues (re-issues excluded).
+    uint64_t cursor_at_open = 0;                ///< prompt_order cursor before its draws.
+    /// Statistics of its finished groups, folded into the table when it commits.
+    std::vector<finished_stats> updates;
+    /// Rows the commit replaced, in commit order (save() undoes them).
+    std::vector<std::pair<uint64_t, std::optional<beta_ema_counts>>> undo;
     bool done = false;
     step_summary summary;
     step_counters counters;
@@ -170,6 +199,8 @@ class tracker_core {
   void issue(open_step& s, prompt_slot slot, uint32_t index, uint64_t now_ns,
              std::vector<work_item>& out);
   void release_barrier(open_step& s);
+  // Folds a complete step's statistics into the table, in slot order.
+  void commit(open_step& s);
   std::vector<prompt_entry> draw_prompts(uint32_t n);
 
   tracker_config config_;

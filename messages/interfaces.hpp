@@ -38,6 +38,8 @@ using stop_atom = caf::atom_constant<caf::atom("stop")>;
 using done_atom = caf::atom_constant<caf::atom("done")>;
 using start_atom = caf::atom_constant<caf::atom("start")>;
 using flush_atom = caf::atom_constant<caf::atom("flush")>;
+using status_atom = caf::atom_constant<caf::atom("status")>;
+using progress_atom = caf::atom_constant<caf::atom("progress")>;
 
 /// A generator: owns a policy replica, pulls work with credits, decodes continuously.
 using generator_actor = caf::typed_actor<
@@ -80,7 +82,9 @@ using learner_actor = caf::typed_actor<
     // A step's generation is complete: train it when every earlier step is trained.
     caf::reacts_to<ready_atom, step_report>,
     // Stops after the current step: writes a checkpoint; replies with the version saved.
-    caf::replies_to<stop_atom>::with<uint64_t>>;
+    caf::replies_to<stop_atom>::with<uint64_t>,
+    // What the learner waits for, in words (the run's stall watchdog).
+    caf::replies_to<status_atom>::with<std::string>>;
 
 /// The tracker: the difficulty tracker driving the strategy (algorithms/tracker_core).
 using tracker_actor = caf::typed_actor<
@@ -96,8 +100,11 @@ using tracker_actor = caf::typed_actor<
     caf::replies_to<eval_atom, uint32_t, uint64_t>::with<uint32_t>,
     // Lease check: re-issues expired requests (self-scheduled).
     caf::reacts_to<tick_atom>,
-    // Writes the persistent state (pass rates, prompt cursor) to a file; replies true.
-    caf::replies_to<save_atom, std::string>::with<bool>,
+    // Writes the state to continue from after the given step (pass rates, prompt
+    // cursor, next step: tracker_core::save) to a file; replies true when written.
+    caf::replies_to<save_atom, std::string, int64_t>::with<bool>,
+    // Progress counters and what the tracker waits for (the run's stall watchdog).
+    caf::replies_to<status_atom>::with<tracker_status>,
     // Connects the learner and the evaluator (spawned after the tracker).
     caf::reacts_to<start_atom, learner_actor, evaluator_actor>>;
 

@@ -147,6 +147,22 @@ typename Inspector::result_type inspect(Inspector& f, step_record& x) {
            x.elapsed_seconds);
 }
 
+/// tracker -> pipeline supervisor: progress counters for the stall watchdog.
+struct tracker_status {
+  uint64_t results = 0;          ///< Results received so far (training and evaluation).
+  uint64_t learner_version = 0;  ///< The newest version the tracker has heard of.
+  int64_t generated_through = -1;
+  uint64_t in_flight = 0;        ///< Orders handed out and not answered.
+  uint64_t queued = 0;           ///< Orders waiting for generator credit.
+  std::string waiting;           ///< What it waits for, in words ("" = nothing).
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, tracker_status& x) {
+  return f(caf::meta::type_name("tracker_status"), x.results, x.learner_version,
+           x.generated_through, x.in_flight, x.queued, x.waiting);
+}
+
 /// generator -> metrics sink: busy time since its previous report.
 struct generator_load {
   uint32_t generator = 0;

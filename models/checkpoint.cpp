@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "models/snapshot.hpp"
+#include "tasks/atomic_file.hpp"
 
 namespace adarl {
 
@@ -61,17 +62,10 @@ result<bool> save_checkpoint(const std::string& dir, transformer& model,
     m << to_json(meta).dump(2) << "\n";
     if (!out || !m) return error{tmp.string() + ": write failed"};
   }
-  if (opt) {
-    try {
-      torch::save(opt->adamw(), (tmp / "optimizer.pt").string());
-    } catch (const c10::Error& e) {
-      return error{tmp.string() + "/optimizer.pt: " + e.what_without_backtrace()};
-    }
-  }
-  fs::remove_all(final_dir, ec);
-  fs::rename(tmp, final_dir, ec);
-  if (ec) return error{dir + ": cannot move the checkpoint in place: " + ec.message()};
-  return true;
+  if (opt)
+    if (auto ok = opt->save_state((tmp / "optimizer.safetensors").string()); !ok) return ok;
+  if (auto ok = sync_tree(tmp.string()); !ok) return ok.err();
+  return replace_directory(tmp.string(), final_dir.string());
 }
 
 result<checkpoint_meta> read_checkpoint_meta(const std::string& dir) {
@@ -113,12 +107,16 @@ result<checkpoint_meta> load_checkpoint(const std::string& dir, transformer& mod
   if (!snap) return error{bin.string() + ": " + snap.err().message};
   auto loaded = load_snapshot(model, *snap);
   if (!loaded) return error{bin.string() + ": " + loaded.err().message};
-  const auto opt_path = fs::path(dir) / "optimizer.pt";
-  if (opt && fs::exists(opt_path)) {
+  const auto state_path = fs::path(dir) / "optimizer.safetensors";
+  const auto legacy_path = fs::path(dir) / "optimizer.pt";  // checkpoints before 0.2
+  if (opt && fs::exists(state_path)) {
+    if (auto ok = opt->load_state(state_path.string()); !ok) return ok.err();
+    opt->set_steps(meta->step);
+  } else if (opt && fs::exists(legacy_path)) {
     try {
-      torch::load(opt->adamw(), opt_path.string());
+      torch::load(opt->adamw(), legacy_path.string());
     } catch (const c10::Error& e) {
-      return error{opt_path.string() + ": " + e.what_without_backtrace()};
+      return error{legacy_path.string() + ": " + e.what_without_backtrace()};
     }
     opt->set_steps(meta->step);
   }

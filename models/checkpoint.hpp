@@ -18,7 +18,8 @@ struct checkpoint_meta {
 };
 
 /// Writes DIR/meta.json, DIR/model.bin (weight_snapshot bytes) and, when `opt` is
-/// given, DIR/optimizer.pt. Writes into DIR.tmp first and renames, so a crash never
+/// given, DIR/optimizer.safetensors (policy_optimizer::save_state; DIR/optimizer.pt of
+/// older checkpoints is still read). Writes into DIR.tmp first and renames, so a crash never
 /// leaves a half-written DIR. I/O errors are returned, never thrown.
 result<bool> save_checkpoint(const std::string& dir, transformer& model,
                              policy_optimizer* opt, const checkpoint_meta& meta);

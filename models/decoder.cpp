@@ -112,7 +112,7 @@ void decoder::step(std::vector<decoded_row>& finished) {
   auto logp = cpu_logprobs(
       model_->decode_slots(as_tensor(b.tokens, device_), as_tensor(b.slots, device_),
                            as_tensor(b.positions, device_), as_tensor(b.wanted, device_),
-                           cache_),
+                           cache_, params_.batch_invariant),
       params_.temperature);
   for (auto i : b.rows) slots_[i].prefilled = true;
   const auto v = int32_t(logp.size(1));

@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "algorithms/result.hpp"
 #include "models/transformer.hpp"
 #include "models/train_config.hpp"
 
@@ -26,6 +27,15 @@ class policy_optimizer {
   int64_t steps() const { return steps_; }
   void set_steps(int64_t s) { steps_ = s; }
   torch::optim::AdamW& adamw() { return *adamw_; }
+
+  /// Writes the AdamW state (each parameter's step count and moments, by parameter
+  /// name) and the schedule's step as a safetensors file, atomically. The bytes depend
+  /// on the state alone (torch::save's archive names tensors by memory address), so two
+  /// equal optimizers write equal files. Errors name the file.
+  result<bool> save_state(const std::string& path);
+  /// Loads save_state()'s file into this optimizer (same parameter names and shapes);
+  /// on error the optimizer is unchanged and the error names the file and tensor.
+  result<bool> load_state(const std::string& path);
 
  private:
   transformer model_;

@@ -15,6 +15,7 @@
 
 #include "algorithms/random_keys.hpp"
 #include "algorithms/step_types.hpp"
+#include "tasks/atomic_file.hpp"
 
 namespace adarl {
 
@@ -225,12 +226,8 @@ class sim_learner final : public learner_engine {
       out.flush();
       if (!out) return error{(tmp / policy_file).string() + ": write failed"};
     }
-    fs::remove_all(final_dir, ec);
-    fs::rename(tmp, final_dir, ec);
-    if (ec)
-      return error{final_dir.string() + ": cannot rename from " + tmp.string() + ": " +
-                   ec.message()};
-    return true;
+    if (auto ok = sync_tree(tmp.string()); !ok) return ok.err();
+    return replace_directory(tmp.string(), final_dir.string());
   }
 
   result<bool> restore(const std::string& dir) override {

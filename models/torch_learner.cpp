@@ -87,7 +87,9 @@ class torch_learner final : public learner_engine {
       if (!config_.policy.charset.empty() && meta->charset != config_.policy.charset)
         return error{dir + ": the checkpoint's tokenizer charset differs from the configured one"};
       // Without saved optimizer state, moments of the previous weights would be wrong.
-      if (!std::filesystem::exists(std::filesystem::path(dir) / "optimizer.pt"))
+      const std::filesystem::path d(dir);
+      if (!std::filesystem::exists(d / "optimizer.safetensors") &&
+          !std::filesystem::exists(d / "optimizer.pt"))
         opt_ = std::make_unique<policy_optimizer>(model_, config_.optimizer);
       auto loaded = load_checkpoint(dir, model_, opt_.get());
       if (!loaded) return loaded.err();

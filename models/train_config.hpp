@@ -12,6 +12,10 @@ struct sampling_params {
   float top_p = 1.f;            ///< Nucleus: smallest set of tokens with mass >= top_p.
   int32_t max_new_tokens = 32;  ///< Completion length cap (also capped by max_len).
   bool greedy = false;          ///< Argmax instead of sampling (evaluation).
+  /// Decode with batch-invariant arithmetic: a row's logits (and so its tokens and
+  /// log-probs) are bit-identical whatever other rows share its decoding steps
+  /// (deterministic runs; slower: models/invariant_linear.hpp).
+  bool batch_invariant = false;
 };
 
 /// Clipped-surrogate parameters. Defaults: clip-higher (0.2 below, 0.28 above), dual

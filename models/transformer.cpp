@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "models/invariant_linear.hpp"
 #include "models/slot_attention.hpp"
 
 namespace adarl {
@@ -28,8 +29,12 @@ torch::Tensor block_impl::attend(const torch::Tensor& x, const torch::Tensor& q,
   return mlp_residual(x + out_(attn.transpose(1, 2).reshape({b, t, d})));
 }
 
-torch::Tensor block_impl::mlp_residual(const torch::Tensor& h) {
-  return h + fc2_(torch::gelu(fc1_(ln2_(h))));
+torch::Tensor block_impl::apply(torch::nn::Linear& lin, const torch::Tensor& x, bool invariant) {
+  return invariant ? invariant_linear(x, lin->weight, lin->bias) : lin(x);
+}
+
+torch::Tensor block_impl::mlp_residual(const torch::Tensor& h, bool invariant) {
+  return h + apply(fc2_, torch::gelu(apply(fc1_, ln2_(h), invariant)), invariant);
 }
 
 torch::Tensor block_impl::forward(const torch::Tensor& x, const torch::Tensor& bias,
@@ -50,9 +55,9 @@ torch::Tensor block_impl::forward(const torch::Tensor& x, const torch::Tensor& b
 
 torch::Tensor block_impl::decode(const torch::Tensor& x, const torch::Tensor& slots,
                                  const torch::Tensor& positions, torch::Tensor& k_cache,
-                                 torch::Tensor& v_cache) {
-  auto attn = slot_attention(qkv_(ln1_(x)), slots, positions, k_cache, v_cache);
-  return mlp_residual(x + out_(attn));
+                                 torch::Tensor& v_cache, bool invariant) {
+  auto attn = slot_attention(apply(qkv_, ln1_(x), invariant), slots, positions, k_cache, v_cache);
+  return mlp_residual(x + apply(out_, attn, invariant), invariant);
 }
 
 transformer_impl::transformer_impl(const model_config& c) : config_(c) {
@@ -84,8 +89,11 @@ torch::Tensor attention_bias(const torch::Tensor& allowed) {
 }
 }  // namespace
 
-torch::Tensor transformer_impl::head(const torch::Tensor& x) {
+torch::Tensor transformer_impl::head(const torch::Tensor& x, bool invariant) {
   auto h = ln_f_(x);
+  if (invariant)
+    return config_.tied_output ? invariant_linear(h, tok_->weight, torch::Tensor())
+                               : invariant_linear(h, head_->weight, head_->bias);
   return config_.tied_output ? torch::matmul(h, tok_->weight.t()) : head_(h);
 }
 
@@ -149,11 +157,11 @@ torch::Tensor transformer_impl::decode_slots(const torch::Tensor& tokens,
                                              const torch::Tensor& slots,
                                              const torch::Tensor& positions,
                                              const torch::Tensor& wanted,
-                                             slot_cache& cache) {
+                                             slot_cache& cache, bool invariant) {
   auto x = tok_(tokens) + pos_(positions);  // [N, D]
   for (size_t i = 0; i < blocks_.size(); ++i)
-    x = blocks_[i]->decode(x, slots, positions, cache.k[i], cache.v[i]);
-  return head(x.index_select(0, wanted));
+    x = blocks_[i]->decode(x, slots, positions, cache.k[i], cache.v[i], invariant);
+  return head(x.index_select(0, wanted), invariant);
 }
 
 }  // namespace adarl

@@ -39,16 +39,19 @@ class block_impl : public torch::nn::Module {
   /// k_cache/v_cache [capacity, heads, max_len, Dh]: writes their keys and values there
   /// and attends each to keys [0, position] of its slot (models/slot_attention.hpp).
   /// O(N * (params + max position * D)).
+  /// `invariant`: linear layers by invariant_linear (models/invariant_linear.hpp).
   torch::Tensor decode(const torch::Tensor& x, const torch::Tensor& slots,
                        const torch::Tensor& positions, torch::Tensor& k_cache,
-                       torch::Tensor& v_cache);
+                       torch::Tensor& v_cache, bool invariant);
 
  private:
   // Attention of q [B, H, Tq, Dh] over k, v [B, H, Tk, Dh], then the MLP.
   torch::Tensor attend(const torch::Tensor& x, const torch::Tensor& q, const torch::Tensor& k,
                        const torch::Tensor& v, const torch::Tensor& bias);
   // h + mlp(ln2(h)), the second half of the block.
-  torch::Tensor mlp_residual(const torch::Tensor& h);
+  torch::Tensor mlp_residual(const torch::Tensor& h, bool invariant = false);
+  // lin(x), by invariant_linear when asked.
+  static torch::Tensor apply(torch::nn::Linear& lin, const torch::Tensor& x, bool invariant);
 
   int64_t heads_, head_dim_;
   torch::nn::LayerNorm ln1_{nullptr}, ln2_{nullptr};
@@ -79,10 +82,11 @@ class transformer_impl : public torch::nn::Module {
   /// packed without padding. Writes every token's keys and values, attends each to its
   /// slot's keys [0, position], and returns the logits [W, V] of the tokens at indices
   /// `wanted` [W] int64. Positions < max_len; preconditions of slot_attention.
-  /// O(N * (params + max position * d_model)).
+  /// `invariant`: a token's logits do not depend on the other tokens of the pass (see
+  /// models/invariant_linear.hpp). O(N * (params + max position * d_model)).
   torch::Tensor decode_slots(const torch::Tensor& tokens, const torch::Tensor& slots,
                              const torch::Tensor& positions, const torch::Tensor& wanted,
-                             slot_cache& cache);
+                             slot_cache& cache, bool invariant = false);
 
   const model_config& config() const { return config_; }
 
@@ -90,7 +94,7 @@ class transformer_impl : public torch::nn::Module {
   torch::Tensor run(const torch::Tensor& tokens, const torch::Tensor& positions,
                     const torch::Tensor& bias, kv_cache* cache);
   // Final LayerNorm and output projection of hidden states [..., D].
-  torch::Tensor head(const torch::Tensor& x);
+  torch::Tensor head(const torch::Tensor& x, bool invariant = false);
 
   model_config config_;
   torch::nn::Embedding tok_{nullptr}, pos_{nullptr};

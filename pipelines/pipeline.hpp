@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "actors/checkpoint_files.hpp"
 #include "actors/prompt_table.hpp"
 #include "algorithms/result.hpp"
 #include "models/engine.hpp"
@@ -38,13 +39,13 @@ struct run_outcome {
   uint32_t warnings = 0;       ///< Non-fatal problems reported by actors (logged).
 };
 
-/// The checkpoint a resumed run continues from: DIR itself when it holds tracker.json,
-/// else the one DIR/checkpoints/latest names. An error names what is missing.
-result<std::string> resolve_checkpoint(const std::string& dir);
-
 /// Runs the pipeline to its last step (or until `stop`). Output goes to config.out:
-/// metrics.jsonl, metrics.csv, eval.jsonl, checkpoints/. Blocks the caller. Fatal
-/// problems (the learner cannot start, every generator failed) are errors.
+/// metrics.jsonl, metrics.csv, eval.jsonl, config.json, checkpoints/. Blocks the caller.
+/// Fatal problems are errors naming the actor and its message: the learner cannot start
+/// or train, every generator failed, an actor ended with an exception (then the learner
+/// writes a checkpoint first, when it still can), or nothing progressed for
+/// config.stall_seconds (the error says what the tracker and the learner wait for).
+/// `resume_from` must be a complete checkpoint (resolve_checkpoint).
 result<run_outcome> run_pipeline(const pipeline_config& config, prompt_table_ptr prompts,
                                  const engine_factories& engines, const run_options& options);
 

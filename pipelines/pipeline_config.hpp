@@ -3,6 +3,7 @@
 // every key). Torch-free and CAF-free: loaded and validated before anything starts.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -104,6 +105,14 @@ struct pipeline_config {
   uint64_t seed = 1;
   bool deterministic = false;        ///< Exact lag (DESIGN.md "Determinism").
   bool progress = true;              ///< One-line progress display on a terminal.
+  /// A run whose tracker, learner and generators make no progress for this long stops
+  /// with an error naming what it waits for (an optimizer step in progress counts as
+  /// progress).
+  double stall_seconds = 600;
+  /// Every key of the document with its effective value (the default where absent), as
+  /// read; written as config.json into the run's directory and each checkpoint, and
+  /// compared on --resume. Empty for configs built in code.
+  std::map<std::string, std::string> effective;
 };
 
 }  // namespace adarl

@@ -19,6 +19,7 @@
 #include "algorithms/step_summary.hpp"
 #include "runtime/config_reader.hpp"
 #include "runtime/pipeline_reader.hpp"
+#include "tasks/atomic_file.hpp"
 
 namespace adarl {
 
@@ -195,10 +196,17 @@ compare_outcome run_compare(const compare_plan& plan, prompt_table_ptr prompts,
   auto one = [&](const compare_run& r) {
     const std::string label = r.strategy + " seed " + std::to_string(r.seed);
     const std::string done_file = r.config.out + "/done.json";
-    {
-      std::ifstream f(done_file);
+    if (std::ifstream f(done_file); f) {
       json done = json::parse(f, nullptr, /*allow_exceptions=*/false);
-      if (done.is_object() && done.value("document", "") == r.document) {
+      if (!done.is_object()) {
+        // Never delete a finished run because its marker cannot be read.
+        std::lock_guard<std::mutex> lock(mu);
+        outcome.failed.push_back(label + ": " + done_file + " is unreadable");
+        log << "compare: " << label << ": FAILED: " << done_file
+            << " is unreadable; remove " << r.config.out << " to run it again" << std::endl;
+        return;
+      }
+      if (done.value("document", "") == r.document) {
         std::lock_guard<std::mutex> lock(mu);
         ++outcome.kept;
         log << "compare: " << label << ": kept (finished before, same config)" << std::endl;
@@ -226,11 +234,11 @@ compare_outcome run_compare(const compare_plan& plan, prompt_table_ptr prompts,
       log << "compare: " << label << ": stopped at version " << run->version << std::endl;
       return;
     }
-    std::ofstream(done_file) << json{{"document", r.document},
-                                     {"version", run->version},
-                                     {"seconds", seconds}}
-                                    .dump()
-                             << "\n";
+    const auto marked = write_file_atomic(
+        done_file,
+        json{{"document", r.document}, {"version", run->version}, {"seconds", seconds}}.dump() +
+            "\n");
+    if (!marked) return fail(marked.err().message);
     std::lock_guard<std::mutex> lock(mu);
     ++outcome.ran;
     char buf[64];

@@ -16,6 +16,7 @@
 #include "runtime/report.hpp"
 #include "runtime/run_engines.hpp"
 #include "runtime/run_tasks.hpp"
+#include "tasks/atomic_file.hpp"
 
 namespace adarl {
 
@@ -29,9 +30,9 @@ struct compare_args {
 };
 
 bool write_text(const std::string& file, const std::string& text) {
-  std::ofstream f(file, std::ios::trunc);
-  f << text;
-  return bool(f.flush());
+  auto ok = write_file_atomic(file, text);
+  if (!ok) std::cerr << "compare: " << ok.err().message << "\n";
+  return ok.ok();
 }
 
 int compare_command(const compare_args& a) {

@@ -1,6 +1,7 @@
 #include "runtime/config_reader.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cctype>
 #include <cmath>
 #include <fstream>
@@ -70,49 +71,102 @@ bool config_map::scalar(const std::string& key, T& out, const char* expected) {
   return true;
 }
 
-void config_map::get(const std::string& key, bool& out) { scalar(key, out, "true or false"); }
-void config_map::get(const std::string& key, std::string& out) { scalar(key, out, "a string"); }
-
-void config_map::get(const std::string& key, double& out) {
-  double v = out;
-  if (!scalar(key, v, "a number")) return;
-  if (!std::isfinite(v)) return fail(key, "expected a finite number");
-  out = v;
+void config_map::record(const std::string& key, const std::string& value) {
+  errors_->values[path_of(key)] = value;
 }
 
-void config_map::get(const std::string& key, float& out) {
+void config_map::get(const std::string& key, bool& out) {
+  scalar(key, out, "true or false");
+  record(key, out ? "true" : "false");
+}
+
+void config_map::get(const std::string& key, std::string& out) {
+  scalar(key, out, "a string");
+  record(key, out);
+}
+
+namespace {
+std::string number_text(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+std::string range_text(double lo, double hi) {
+  const double big = std::numeric_limits<double>::max();
+  if (lo == -big) return "a number up to " + number_text(hi);
+  if (hi == big) return "a number >= " + number_text(lo);
+  return "a number in [" + number_text(lo) + ", " + number_text(hi) + "]";
+}
+}  // namespace
+
+void config_map::get(const std::string& key, double& out, double lo, double hi) {
   double v = out;
-  get(key, v);
+  if (scalar(key, v, "a number")) {
+    if (!std::isfinite(v))
+      fail(key, "expected a finite number");
+    else if (v < lo || v > hi)
+      fail(key, "expected " + range_text(lo, hi) + ", got \"" + node_[key].Scalar() + "\"");
+    else
+      out = v;
+  }
+  record(key, number_text(out));
+}
+
+void config_map::get(const std::string& key, float& out, double lo, double hi) {
+  double v = out;
+  get(key, v, lo, hi);
   out = static_cast<float>(v);
 }
 
-void config_map::get(const std::string& key, uint64_t& out, uint64_t min) {
+void config_map::get(const std::string& key, uint64_t& out, uint64_t min, uint64_t max) {
   YAML::Node n = lookup(key);
-  if (!n.IsDefined() || n.IsNull()) return;
-  const std::string expected =
-      min == 0 ? "a non-negative integer"
-               : (min == 1 ? "a positive integer" : "an integer >= " + std::to_string(min));
-  const std::string s = n.IsScalar() ? n.Scalar() : "";
-  const bool digits = !s.empty() && std::all_of(s.begin(), s.end(), ::isdigit);
-  uint64_t v = 0;
-  if (!digits || s.size() > 19 || (v = std::stoull(s)) < min)
-    return errors_->add(n.Mark(), path_of(key), "expected " + expected + ", " + got(n));
-  out = v;
+  if (n.IsDefined() && !n.IsNull()) {
+    const bool wide = max == std::numeric_limits<uint64_t>::max();
+    const bool narrow = max == std::numeric_limits<uint32_t>::max();
+    const std::string expected =
+        !wide && !narrow ? "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]"
+        : min == 0       ? "a non-negative integer"
+        : min == 1       ? "a positive integer"
+                         : "an integer >= " + std::to_string(min);
+    const std::string s = n.IsScalar() ? n.Scalar() : "";
+    const bool digits = !s.empty() && std::all_of(s.begin(), s.end(), ::isdigit);
+    uint64_t v = 0;
+    if (!digits || s.size() > 19 || (v = std::stoull(s)) < min)
+      errors_->add(n.Mark(), path_of(key), "expected " + expected + ", " + got(n));
+    else if (v > max)
+      errors_->add(n.Mark(), path_of(key),
+                   "expected " + (narrow ? std::string("an integer below 2^32") : expected) +
+                       ", " + got(n));
+    else
+      out = v;
+  }
+  record(key, std::to_string(out));
 }
 
-void config_map::get(const std::string& key, uint32_t& out, uint32_t min) {
+void config_map::get(const std::string& key, uint32_t& out, uint32_t min, uint32_t max) {
   uint64_t v = out;
-  const auto before = errors_->messages.size();
-  get(key, v, min);
-  if (errors_->messages.size() != before) return;
-  if (v > std::numeric_limits<uint32_t>::max())
-    return fail(key, "expected an integer below 2^32, got \"" + std::to_string(v) + "\"");
-  out = static_cast<uint32_t>(v);
+  get(key, v, min, max);
+  out = static_cast<uint32_t>(v);  // in range: max fits
 }
+
+namespace {
+template <class T>
+std::string list_text(const std::vector<T>& values) {
+  std::string t;
+  for (auto v : values) {
+    if constexpr (std::is_floating_point_v<T>)
+      t += (t.empty() ? "" : ", ") + number_text(v);
+    else
+      t += (t.empty() ? "" : ", ") + std::to_string(v);
+  }
+  return "[" + t + "]";
+}
+}  // namespace
 
 void config_map::get(const std::string& key, std::vector<uint64_t>& out) {
   YAML::Node n = lookup(key);
-  if (!n.IsDefined() || n.IsNull()) return;
+  if (!n.IsDefined() || n.IsNull()) return record(key, list_text(out));
   if (!n.IsSequence())
     return errors_->add(n.Mark(), path_of(key), "expected a list of integers, " + got(n));
   std::vector<uint64_t> values;
@@ -125,11 +179,12 @@ void config_map::get(const std::string& key, std::vector<uint64_t>& out) {
     values.push_back(v);
   }
   out = std::move(values);
+  record(key, list_text(out));
 }
 
 void config_map::get(const std::string& key, std::vector<double>& out) {
   YAML::Node n = lookup(key);
-  if (!n.IsDefined() || n.IsNull()) return;
+  if (!n.IsDefined() || n.IsNull()) return record(key, list_text(out));
   if (!n.IsSequence())
     return errors_->add(n.Mark(), path_of(key), "expected a list of numbers, " + got(n));
   std::vector<double> values;
@@ -141,6 +196,7 @@ void config_map::get(const std::string& key, std::vector<double>& out) {
     values.push_back(v);
   }
   out = std::move(values);
+  record(key, list_text(out));
 }
 
 config_map config_map::child(const std::string& key) {
@@ -211,6 +267,28 @@ result<bool> set_path(YAML::Node node, const std::vector<std::string>& keys, siz
     return error{"override \"" + assignment + "\": " + keys[i] + " is not a mapping"};
   return set_path(child, keys, i + 1, value, assignment);
 }
+
+// An alias can make a YAML value contain itself (`x=&a [*a]`) or double with each level
+// (`[&a [1, 1], &b [*a, *a], ...]`), and readers copy override values node by node
+// (pipeline_reader.cpp: without_marks): such a value overflowed the stack.
+constexpr size_t max_override_depth = 32;
+constexpr size_t max_override_nodes = 10000;
+
+// Counts the nodes of `n` as a tree (an alias once per use) against `budget`; false
+// when the value is deeper than max_override_depth or larger than the budget.
+bool within_limits(const YAML::Node& n, size_t depth, size_t& budget) {
+  if (budget == 0 || depth > max_override_depth) return false;
+  --budget;
+  if (n.IsSequence())
+    for (const auto& e : n)
+      if (!within_limits(e, depth + 1, budget)) return false;
+  if (n.IsMap())
+    for (const auto& kv : n)
+      if (!within_limits(kv.first, depth + 1, budget) ||
+          !within_limits(kv.second, depth + 1, budget))
+        return false;
+  return true;
+}
 }  // namespace
 
 result<bool> apply_override(YAML::Node& root, const std::string& assignment) {
@@ -224,12 +302,20 @@ result<bool> apply_override(YAML::Node& root, const std::string& assignment) {
   } catch (const YAML::Exception& e) {
     return error{"override \"" + assignment + "\": " + e.msg};
   }
+  if (size_t budget = max_override_nodes; !within_limits(value, 1, budget))
+    return error{"override \"" + assignment + "\": a value deeper than " +
+                 std::to_string(max_override_depth) + " levels or larger than " +
+                 std::to_string(max_override_nodes) +
+                 " nodes (with aliases expanded; does one refer to itself?)"};
   std::vector<std::string> keys;
   std::stringstream ss(path);
   for (std::string k; std::getline(ss, k, '.');) {
     if (k.empty()) return error{"override \"" + assignment + "\": empty key in the path"};
     keys.push_back(k);
   }
+  if (keys.size() > max_override_depth)  // set_path recurses once per key
+    return error{"override \"" + assignment + "\": a key path of more than " +
+                 std::to_string(max_override_depth) + " keys"};
   return set_path(root, keys, 0, value, assignment);
 }
 

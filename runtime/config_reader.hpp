@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,10 +14,12 @@
 namespace adarl {
 
 /// Problems found while reading one config document, each as
-/// `FILE:LINE: KEY.PATH: what was expected, got "value"`.
+/// `FILE:LINE: KEY.PATH: what was expected, got "value"`, and the effective value of
+/// every key read (the default where the document has none).
 struct config_errors {
   std::string file;
   std::vector<std::string> messages;
+  std::map<std::string, std::string> values;  ///< KEY.PATH -> effective value as text.
 
   /// Records a problem at `mark` (yaml-cpp's 0-based position) for `path`.
   void add(const YAML::Mark& mark, const std::string& path, const std::string& what);
@@ -37,13 +41,24 @@ class config_map {
   /// Marks a key as known without reading it.
   void allow(const std::string& key);
 
+  // Each getter leaves `out` alone when the key is absent and records the effective
+  // value (given or default) under the key's path in errors()->values.
   void get(const std::string& key, bool& out);
   void get(const std::string& key, std::string& out);
-  void get(const std::string& key, double& out);
-  void get(const std::string& key, float& out);
-  /// Integers: a non-negative integer is expected; `min` is the smallest accepted value.
-  void get(const std::string& key, uint32_t& out, uint32_t min = 0);
-  void get(const std::string& key, uint64_t& out, uint64_t min = 0);
+  /// A finite number in [lo, hi].
+  void get(const std::string& key, double& out,
+           double lo = -std::numeric_limits<double>::max(),
+           double hi = std::numeric_limits<double>::max());
+  void get(const std::string& key, float& out,
+           double lo = -std::numeric_limits<double>::max(),
+           double hi = std::numeric_limits<double>::max());
+  /// Integers: a non-negative integer in [min, max] is expected.
+  void get(const std::string& key, uint32_t& out, uint32_t min = 0,
+           uint32_t max = std::numeric_limits<uint32_t>::max());
+  void get(const std::string& key, uint64_t& out, uint64_t min = 0,
+           uint64_t max = std::numeric_limits<uint64_t>::max());
+  /// Records the effective value of a key read some other way (an enum by name).
+  void record(const std::string& key, const std::string& value);
   void get(const std::string& key, std::vector<uint64_t>& out);
   void get(const std::string& key, std::vector<double>& out);
 
@@ -78,7 +93,9 @@ result<YAML::Node> load_yaml_file(const std::string& file);
 
 /// Applies a command-line override `a.b.c=value` to a document: the value is parsed
 /// as YAML (so `6`, `true`, `[1, 2]` keep their types); intermediate maps are created.
-/// A malformed override (no '=', empty key) is an error quoting it.
+/// A malformed override (no '=', empty key, more than 32 keys, a value deeper than 32
+/// levels or of more than 10,000 nodes once YAML aliases are expanded, as in the
+/// self-referring `x=&a [*a]`) is an error quoting it.
 result<bool> apply_override(YAML::Node& root, const std::string& assignment);
 
 }  // namespace adarl

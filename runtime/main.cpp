@@ -2,6 +2,8 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdlib>
+#include <exception>
+#include <iostream>
 #include <string_view>
 
 #include "runtime/commands.hpp"
@@ -34,6 +36,15 @@ int main(int argc, char** argv) {
   adarl::add_compare_command(app, exit_code);
   adarl::add_report_command(app, exit_code);
   adarl::add_worker_command(app, exit_code);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version end here with 0; a malformed command line is bad input (2),
+    // like every other input error, not CLI11's own codes.
+    return app.exit(e) == 0 ? 0 : 2;
+  } catch (const std::exception& e) {
+    std::cerr << "adarl: " << e.what() << "\n";
+    return 1;
+  }
   return exit_code;
 }

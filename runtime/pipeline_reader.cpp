@@ -28,18 +28,27 @@ void expect(config_map& m, const std::string& key, bool ok, const std::string& w
   if (!ok) m.fail(key, "expected " + what + ", got \"" + text(value) + "\"");
 }
 
+// Bounds of the sizes, counts and durations a run accepts (README "Reliability"): every
+// value is checked against them before anything starts, so that a typo such as 2e9 is
+// a clear error instead of an allocation failure or a run that never ends.
+constexpr uint64_t max_threads = 256;          // any thread count
+constexpr uint64_t max_actors = 4096;          // generators, verifiers
+constexpr uint64_t max_capacity = 65536;       // rows a generator decodes together
+constexpr uint64_t max_prompts = 1'000'000;    // tasks.train (generated suites)
+constexpr uint64_t max_held_out = 100'000;     // tasks.held_out
+constexpr uint64_t max_per_step = 65536;       // prompts per step
+constexpr uint64_t max_steps = 1'000'000'000;  // steps of any kind
+constexpr uint64_t max_tokens = 65536;         // sequence lengths
+constexpr double max_seconds = 86400 * 7;      // any duration
+constexpr int64_t max_parameters = 500'000'000;  // the built-in transformer
+
 // Reads an integer key into a signed or narrower field (config_map reads unsigned).
 template <class T>
-void get_int(config_map& m, const std::string& key, T& field, uint32_t min) {
+void get_int(config_map& m, const std::string& key, T& field, uint64_t min, uint64_t max) {
   uint64_t v = static_cast<uint64_t>(field);
   const auto before = m.errors()->messages.size();
-  m.get(key, v, min);
-  if (m.errors()->messages.size() != before) return;
-  if (v > static_cast<uint64_t>(std::numeric_limits<T>::max()))
-    return m.fail(key, "expected an integer up to " +
-                           std::to_string(std::numeric_limits<T>::max()) + ", got \"" +
-                           std::to_string(v) + "\"");
-  field = static_cast<T>(v);
+  m.get(key, v, min, std::min<uint64_t>(max, std::numeric_limits<T>::max()));
+  if (m.errors()->messages.size() == before) field = static_cast<T>(v);
 }
 
 bool is_device(const std::string& d) {
@@ -50,11 +59,11 @@ bool is_device(const std::string& d) {
 }
 
 void read_shape(config_map& m, model_config& s) {
-  get_int(m, "d_model", s.d_model, 1);
-  get_int(m, "n_layers", s.n_layers, 1);
-  get_int(m, "n_heads", s.n_heads, 1);
-  get_int(m, "d_ff", s.d_ff, 1);
-  get_int(m, "max_len", s.max_len, 2);
+  get_int(m, "d_model", s.d_model, 1, 16384);
+  get_int(m, "n_layers", s.n_layers, 1, 512);
+  get_int(m, "n_heads", s.n_heads, 1, 512);
+  get_int(m, "d_ff", s.d_ff, 1, 131072);
+  get_int(m, "max_len", s.max_len, 2, max_tokens);
   m.get("tied_output", s.tied_output);
   s.vocab_size =
       static_cast<int32_t>(tokenizer::default_charset().size()) + tokenizer::num_special;
@@ -69,9 +78,14 @@ void read_shape(config_map& m, model_config& s) {
       if (key == k) what += ", got \"" + std::to_string(v) + "\"";
     m.fail(key, what);
   }
+  if (s.problems().empty() && s.parameter_count() > max_parameters)
+    m.fail("d_model", "the shape has " + std::to_string(s.parameter_count()) +
+                          " parameters; the built-in transformer takes at most " +
+                          std::to_string(max_parameters));
 }
 
 void read_model(config_map m, policy_section& c) {
+  m.record("kind", c.kind == policy_kind::simulated ? "simulated" : "transformer");
   if (m.has("kind")) {
     std::string kind;
     const auto before = m.errors()->messages.size();
@@ -98,19 +112,19 @@ void read_model(config_map m, policy_section& c) {
 }
 
 void read_sft(config_map m, policy_section& c) {
-  get_int(m, "steps", c.sft_steps, 1);
-  get_int(m, "batch_size", c.sft_batch_size, 1);
-  m.get("lr", c.sft_lr);
+  get_int(m, "steps", c.sft_steps, 1, max_steps);
+  get_int(m, "batch_size", c.sft_batch_size, 1, max_capacity);
+  m.get("lr", c.sft_lr, 0, 10);
   expect(m, "lr", c.sft_lr > 0, "a positive number", c.sft_lr);
-  m.get("count", c.sft_count, 1);
+  m.get("count", c.sft_count, 1, max_prompts);
   m.finish();
 }
 
 void read_tasks(config_map m, tasks_section& c) {
   m.get("suite", c.suite);
   m.get("dataset", c.dataset);
-  m.get("train", c.train, 1);
-  m.get("held_out", c.held_out);
+  m.get("train", c.train, 1, max_prompts);
+  m.get("held_out", c.held_out, 0, max_held_out);
   m.get("difficulty_mix", c.difficulty_mix);
   if (c.dataset.empty()) {
     const auto names = suite_names();
@@ -136,44 +150,46 @@ void read_tasks(config_map m, tasks_section& c) {
 
 void read_tracker(config_map m, pipeline_config& c) {
   auto& t = c.tracker;
-  m.get("prompts_per_step", t.prompts_per_step, 1);
-  m.get("steps", t.steps, 1);
-  m.get("sample_budget", t.sample_budget);
+  m.get("prompts_per_step", t.prompts_per_step, 1, max_per_step);
+  m.get("steps", t.steps, 1, max_steps);
+  m.get("sample_budget", t.sample_budget, 0, uint64_t{1} << 50);
   // tracker_config's 0 means "no limit"; a pipeline run must end, so the key is required.
   if (t.steps == 0 && !m.has("steps"))
     m.fail("steps", "expected a positive number of training steps (a run must end)");
-  m.get("max_lag", t.lag.max_lag);
+  m.get("max_lag", t.lag.max_lag, 0, 64);
   double lease = static_cast<double>(t.lease_ns) * 1e-9;
-  m.get("lease_seconds", lease);
-  expect(m, "lease_seconds", lease > 0 && lease <= 1e9, "a number of seconds in (0, 1e9]",
-         lease);
-  if (lease > 0 && lease <= 1e9)
-    t.lease_ns = static_cast<uint64_t>(std::llround(lease * 1e9));
+  m.get("lease_seconds", lease, 0.001, max_seconds);
+  t.lease_ns = static_cast<uint64_t>(std::llround(lease * 1e9));
   m.get("sync_rounds", t.sync_rounds);
   read_estimator(m.child("estimator"), t.pass_rate);
   if (c.tasks.dataset.empty() && t.prompts_per_step > c.tasks.train)
     expect(m, "prompts_per_step", false,
            "at most tasks.train (" + std::to_string(c.tasks.train) + ")",
            t.prompts_per_step);
+  if (validate(t.strategy).empty() &&
+      max_samples_per_step(t.strategy, t.prompts_per_step) > max_step_samples)
+    m.fail("prompts_per_step",
+           "a step of " + std::to_string(t.prompts_per_step) + " prompts could draw " +
+               std::to_string(max_samples_per_step(t.strategy, t.prompts_per_step)) +
+               " samples under this strategy; at most " + std::to_string(max_step_samples) +
+               " are allowed");
   m.finish();
 }
 
 void read_sampling(config_map m, sampling_params& s) {
-  m.get("temperature", s.temperature);
+  m.get("temperature", s.temperature, 0, 1000);
   expect(m, "temperature", s.temperature > 0, "a number > 0", double{s.temperature});
   m.get("top_p", s.top_p);
   expect(m, "top_p", s.top_p > 0 && s.top_p <= 1, "0 < top_p <= 1", double{s.top_p});
-  get_int(m, "max_new_tokens", s.max_new_tokens, 1);
+  get_int(m, "max_new_tokens", s.max_new_tokens, 1, max_tokens);
   m.finish();
 }
 
 void read_latency(config_map m, sim_latency& l) {
-  m.get("step_seconds", l.step_seconds);
-  expect(m, "step_seconds", l.step_seconds >= 0, "a number >= 0", l.step_seconds);
-  m.get("min_steps", l.min_steps, 1);
-  m.get("tail", l.tail);
-  expect(m, "tail", l.tail >= 0, "a number >= 0 (0: no tail)", l.tail);
-  m.get("max_steps", l.max_steps, 1);
+  m.get("step_seconds", l.step_seconds, 0, 60);
+  m.get("min_steps", l.min_steps, 1, max_tokens);
+  m.get("tail", l.tail, 0, 1000);
+  m.get("max_steps", l.max_steps, 1, max_tokens);
   expect(m, "max_steps", l.max_steps >= l.min_steps,
          "at least min_steps (" + std::to_string(l.min_steps) + ")", l.max_steps);
   m.finish();
@@ -188,16 +204,13 @@ void read_remote(config_map m, remote_verifiers_section& r) {
     m.fail("bind", "expected \"\" (off) or a ZeroMQ endpoint (tcp://HOST:PORT, ipc://PATH), got \"" +
                        r.bind + "\"");
   auto& p = r.pool;
-  m.get("heartbeat", p.heartbeat);
-  expect(m, "heartbeat", p.heartbeat > 0, "a positive number of seconds", p.heartbeat);
-  m.get("timeout", p.timeout);
+  m.get("heartbeat", p.heartbeat, 0.001, 3600);
+  m.get("timeout", p.timeout, 0.001, max_seconds);
   expect(m, "timeout", p.timeout > p.heartbeat,
          "more seconds than heartbeat (" + text(p.heartbeat) + ")", p.timeout);
-  m.get("local_after", p.local_after);
-  expect(m, "local_after", p.local_after >= 0, "a number of seconds >= 0", p.local_after);
-  m.get("lease", p.lease);
-  expect(m, "lease", p.lease > 0, "a positive number of seconds", p.lease);
-  m.get("attempts", p.attempts, 1);
+  m.get("local_after", p.local_after, 0, max_seconds);
+  m.get("lease", p.lease, 0.001, max_seconds);
+  m.get("attempts", p.attempts, 1, 1000);
   // The key files are read here, once: a bad one is an error before anything starts.
   m.get("curve_keys", r.curve_keys_file);
   if (!r.curve_keys_file.empty()) {
@@ -215,12 +228,12 @@ void read_remote(config_map m, remote_verifiers_section& r) {
 }
 
 void read_actors(config_map m, actors_section& a) {
-  m.get("generators", a.generators, 1);
-  m.get("generator_capacity", a.generator_capacity, 1);
-  get_int(m, "generator_threads", a.generator_threads, 1);
-  m.get("verifiers", a.verifiers, 1);
-  get_int(m, "learner_threads", a.learner_threads, 1);
-  m.get("scheduler_threads", a.scheduler_threads, 1);
+  m.get("generators", a.generators, 1, max_actors);
+  m.get("generator_capacity", a.generator_capacity, 1, max_capacity);
+  get_int(m, "generator_threads", a.generator_threads, 1, max_threads);
+  m.get("verifiers", a.verifiers, 1, max_actors);
+  get_int(m, "learner_threads", a.learner_threads, 1, max_threads);
+  m.get("scheduler_threads", a.scheduler_threads, 1, max_threads);
   read_latency(m.child("sim_latency"), a.sim_latency);
   a.sim_latency.capacity = a.generator_capacity;
   read_remote(m.child("remote_verifiers"), a.remote_verifiers);
@@ -229,34 +242,32 @@ void read_actors(config_map m, actors_section& a) {
 
 void read_learner(config_map m, learner_section& l) {
   auto& o = l.optimizer;
-  m.get("lr", o.lr);
+  m.get("lr", o.lr, 0, 10);
   expect(m, "lr", o.lr > 0, "a positive number", o.lr);
-  m.get("weight_decay", o.weight_decay);
-  expect(m, "weight_decay", o.weight_decay >= 0, "a number >= 0", o.weight_decay);
+  m.get("weight_decay", o.weight_decay, 0, 10);
   m.get("beta1", o.beta1);
   expect(m, "beta1", o.beta1 >= 0 && o.beta1 < 1, "0 <= beta1 < 1", o.beta1);
   m.get("beta2", o.beta2);
   expect(m, "beta2", o.beta2 >= 0 && o.beta2 < 1, "0 <= beta2 < 1", o.beta2);
-  get_int(m, "warmup_steps", o.warmup_steps, 0);
+  get_int(m, "warmup_steps", o.warmup_steps, 0, max_steps);
   m.get("grad_clip", o.grad_clip);  // <= 0 disables clipping
   auto& s = l.loss;
   m.get("clip_low", s.clip_low);
   expect(m, "clip_low", s.clip_low >= 0 && s.clip_low < 1, "0 <= clip_low < 1",
          s.clip_low);
-  m.get("clip_high", s.clip_high);
-  expect(m, "clip_high", s.clip_high >= 0, "a number >= 0", s.clip_high);
-  m.get("dual_clip", s.dual_clip);
+  m.get("clip_high", s.clip_high, 0, 1000);
+  m.get("dual_clip", s.dual_clip, 1, 1e6);
   expect(m, "dual_clip", s.dual_clip > 1, "a number > 1", s.dual_clip);
-  m.get("micro_batch", l.micro_batch, 1);
-  m.get("checkpoint_every", l.checkpoint_every);
+  m.get("micro_batch", l.micro_batch, 1, max_capacity);
+  m.get("checkpoint_every", l.checkpoint_every, 0, max_steps);
   m.finish();
 }
 
 void read_eval(config_map m, eval_section& e) {
-  m.get("every", e.every);
-  m.get("every_samples", e.every_samples);
+  m.get("every", e.every, 0, max_steps);
+  m.get("every_samples", e.every_samples, 0, uint64_t{1} << 50);
   m.get("greedy", e.greedy);
-  m.get("samples", e.samples);
+  m.get("samples", e.samples, 0, 1024);
   m.finish();
 }
 
@@ -313,6 +324,7 @@ strategy_config read_strategy_section(config_map& top, const YAML::Node& root,
   m.finish();
   errors->messages.insert(errors->messages.end(), own->messages.begin(),
                           own->messages.end());
+  errors->values.insert(own->values.begin(), own->values.end());
   return s;
 }
 
@@ -334,6 +346,7 @@ result<pipeline_config> read_pipeline_config(const YAML::Node& root,
   top.get("seed", c.seed);
   top.get("deterministic", c.deterministic);
   top.get("progress", c.progress);
+  top.get("stall_seconds", c.stall_seconds, 1, max_seconds);
   read_model(top.child("model"), c.policy);
   read_sft(top.child("sft"), c.policy);
   read_tasks(top.child("tasks"), c.tasks);
@@ -346,6 +359,8 @@ result<pipeline_config> read_pipeline_config(const YAML::Node& root,
   top.finish();
   c.tracker.seed = c.seed;
   c.tracker.lag.exact = c.deterministic;
+  c.sampling.batch_invariant = c.deterministic;
+  c.effective = errors->values;
   if (!errors->empty()) {
     auto text = errors->joined();
     if (!text.empty() && text.back() == '\n') text.pop_back();

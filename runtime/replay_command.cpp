@@ -9,27 +9,15 @@
 
 #include "runtime/commands.hpp"
 #include "runtime/replay.hpp"
+#include "tasks/atomic_file.hpp"
 
 namespace adarl {
 namespace {
 
-/// Writes `text` to `path` through `path.tmp` and a rename; "" on success.
+/// Writes `text` to `path` atomically; "" on success.
 std::string write_file(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (f) f << text;
-    if (f) f.flush();
-    if (!f) {
-      std::remove(tmp.c_str());
-      return path + ": cannot write " + tmp;
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (!ec) return "";
-  std::remove(tmp.c_str());
-  return path + ": cannot rename " + tmp + " to it (" + ec.message() + ")";
+  auto ok = write_file_atomic(path, text);
+  return ok ? "" : ok.err().message;
 }
 
 /// Registers the strategy flags; --std-norm is a flag whose presence is read later.

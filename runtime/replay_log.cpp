@@ -30,11 +30,10 @@ std::string read_fields(const json& j, const std::string& name, const std::strin
     return who + "\"rewards\": expected a list of numbers, got " + shown_json(*rewards);
   for (size_t i = 0; i < rewards->size(); ++i) {
     const json& r = (*rewards)[i];
-    // Rewards go to the strategies as floats: they must be finite as floats too.
-    const bool ok = r.is_number() && std::isfinite(r.get<double>()) &&
-                    std::fabs(r.get<double>()) <= std::numeric_limits<float>::max();
+    // A reward is in [0, 1], as every verifier's is (NaN fails the test too).
+    const bool ok = r.is_number() && r.get<double>() >= 0 && r.get<double>() <= 1;
     if (!ok)
-      return who + "rewards[" + std::to_string(i) + "]: expected a finite number, got " +
+      return who + "rewards[" + std::to_string(i) + "]: expected a number in [0, 1], got " +
              shown_json(r);
     p.rewards.push_back(r.get<double>());
   }
@@ -75,6 +74,9 @@ result<std::vector<replay_prompt>> read_replay_log(std::istream& in,
   for (uint32_t line = 1; std::getline(in, text); ++line) {
     if (blank_line(text)) continue;
     const std::string where = name + ":" + std::to_string(line) + ": ";  // before the id
+    if (json_depth(text) > max_json_depth)
+      return error{where + "not valid JSON (nested deeper than " +
+                   std::to_string(max_json_depth) + " levels)"};
     json j;
     try {
       j = json::parse(text);

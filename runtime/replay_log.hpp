@@ -28,10 +28,10 @@ std::string prompt_where(const std::string& name, uint32_t line, const std::stri
 /// `{"id": "p17", "rewards": [0, 1, ...], "p_hat": 0.2, "tokens": [312, 290, ...]}`
 /// ("p_hat" and "tokens" optional; other fields are ignored; empty lines are skipped).
 /// Fails at the first bad line with `NAME:LINE: what was wrong` (and the prompt id when
-/// known): text that is not a JSON object, a missing or empty id, a duplicate id (naming
-/// both lines), rewards that are not a list of finite numbers, p_hat outside [0, 1],
-/// tokens that are not one non-negative integer per reward. A log without prompts is an
-/// error. Blocks on `in`; O(size of the log).
+/// known): text that is not a JSON object (or nests deeper than max_json_depth), a
+/// missing or empty id, a duplicate id (naming both lines), rewards that are not a list
+/// of finite numbers, p_hat outside [0, 1], tokens that are not one non-negative integer
+/// per reward. A log without prompts is an error. Blocks on `in`; O(size of the log).
 result<std::vector<replay_prompt>> read_replay_log(std::istream& in,
                                                    const std::string& name);
 

@@ -11,6 +11,7 @@
 #include "runtime/commands.hpp"
 #include "runtime/compare.hpp"
 #include "runtime/report.hpp"
+#include "tasks/atomic_file.hpp"
 
 namespace adarl {
 
@@ -61,10 +62,8 @@ int report_command(const report_args& a) {
     return 2;
   }
   const std::string out = a.dir + "/report.html";
-  std::ofstream f(out, std::ios::trunc);
-  f << html;
-  if (!f.flush()) {
-    std::cerr << "report: cannot write " << out << "\n";
+  if (auto ok = write_file_atomic(out, html); !ok) {
+    std::cerr << "report: " << ok.err().message << "\n";
     return 1;
   }
   std::cout << compare_table(*data) << "wrote " << out << "\n";

@@ -1,5 +1,5 @@
-// `adarl run CONFIG [key.path=value ...] [--resume DIR]`: train end to end.
-// Links LibTorch (the built-in policy's engines and the SFT warm start).
+// `adarl run CONFIG [key.path=value ...] [--resume DIR [--resume-force]]`: train end to
+// end. Links LibTorch (the built-in policy's engines and the SFT warm start).
 #include <CLI/CLI.hpp>
 
 #include <filesystem>
@@ -8,14 +8,26 @@
 
 #include "pipelines/pipeline.hpp"
 #include "runtime/commands.hpp"
-#include "runtime/pipeline_reader.hpp"
 #include "runtime/interrupt.hpp"
+#include "runtime/pipeline_reader.hpp"
+#include "runtime/resume_check.hpp"
 #include "runtime/run_engines.hpp"
 #include "runtime/run_tasks.hpp"
+#include "tasks/python_runner.hpp"
 
 namespace adarl {
 
 namespace {
+
+/// Exit status of a run stopped by Ctrl-C or SIGTERM (128 + SIGINT, as shells report).
+constexpr int interrupted_exit = 130;
+
+struct run_args {
+  std::string file;
+  std::vector<std::string> overrides;
+  std::string resume;
+  bool resume_force = false;
+};
 
 void print_line(const std::string& file, bool last, const char* label) {
   std::ifstream f(file);
@@ -27,30 +39,106 @@ void print_line(const std::string& file, bool last, const char* label) {
   if (!keep.empty()) std::cout << label << keep << "\n";
 }
 
-int run_command(const std::string& file, const std::vector<std::string>& overrides,
-                const std::string& resume) {
-  auto config = load_pipeline_config(file, overrides);
+/// A word for a shell: quoted when it holds anything but safe characters.
+std::string shell_word(const std::string& s) {
+  const bool safe = !s.empty() && s.find_first_not_of(
+                                      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                      "0123456789_-+=.,/:@%") == std::string::npos;
+  if (safe) return s;
+  std::string out = "'";
+  for (char ch : s) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
+/// Says once how programs of the python verifier are isolated here, when the run uses it
+/// (the sandbox degrades where the kernel refuses namespaces, e.g. in a chroot).
+void describe_sandbox(const prompt_table& prompts) {
+  for (const auto& row : prompts.rows)
+    if (row.item.verifier == "python") {
+      const python_runner runner;
+      if (!runner.available()) {
+        std::cerr << "python sandbox: no interpreter; python items score 0 (python_unavailable)\n";
+        return;
+      }
+      const auto iso = runner.probe_isolation();
+      std::cerr << "python sandbox: " << iso.describe() << "\n";
+      if (!iso.private_root)
+        std::cerr << "warning: programs of the python verifier can read this machine's "
+                     "files (the kernel refused a private mount namespace)\n";
+      return;
+    }
+}
+
+/// True when `out` already holds a run's metrics (a fresh run would overwrite them).
+bool holds_a_run(const std::string& out) {
+  std::error_code ec;
+  return std::filesystem::file_size(out + "/metrics.jsonl", ec) > 0 && !ec;
+}
+
+/// The checkpoint to resume from, checked against the current config; "" with a
+/// message on stderr when it may not be used.
+std::string checked_resume(const run_args& a, const pipeline_config& c) {
+  std::string note;
+  auto ckpt = resolve_checkpoint(a.resume, &note);
+  if (!ckpt) {
+    std::cerr << "--resume: " << ckpt.err().message << "\n";
+    return "";
+  }
+  if (!note.empty()) std::cerr << "--resume: " << note << "\n";
+  auto saved = read_config_values(*ckpt + "/config.json");
+  if (!saved) {
+    if (!a.resume_force) {
+      std::cerr << "--resume: " << saved.err().message
+                << "; --resume-force continues without checking the config\n";
+      return "";
+    }
+    return *ckpt;
+  }
+  const auto diff = state_differences(*saved, c.effective);
+  if (!diff.empty()) {
+    std::cerr << "--resume: " << *ckpt
+              << " was written under another configuration of what its state means:\n";
+    for (const auto& d : diff) std::cerr << "  " << d << "\n";
+    if (!a.resume_force) {
+      std::cerr << "run the same configuration, or add --resume-force to continue anyway\n";
+      return "";
+    }
+    std::cerr << "--resume-force: continuing anyway\n";
+  }
+  return *ckpt;
+}
+
+int run_command(const run_args& a) {
+  auto config = load_pipeline_config(a.file, a.overrides);
   if (!config) {
     std::cerr << config.err().message << "\n";
     return 2;
   }
-  const pipeline_config& c = *config;
+  pipeline_config& c = *config;
+  if (auto ok = check_device(c); !ok) {
+    std::cerr << a.file << ": " << ok.err().message << "\n";
+    return 2;
+  }
   std::cout << describe(c) << "\n";
   auto prompts = load_run_prompts(c);
   if (!prompts) {
-    std::cerr << file << ": " << prompts.err().message << "\n";
+    std::cerr << a.file << ": " << prompts.err().message << "\n";
     return 2;
   }
+  describe_sandbox(**prompts);
   run_options o;
   o.log = &std::cerr;
-  if (!resume.empty()) {
-    auto ckpt = resolve_checkpoint(resume);
-    if (!ckpt) {
-      std::cerr << "--resume: " << ckpt.err().message << "\n";
-      return 2;
-    }
-    o.resume_from = *ckpt;
-    std::cout << "run: resuming from " << *ckpt << "\n";
+  if (!a.resume.empty()) {
+    o.resume_from = checked_resume(a, c);
+    if (o.resume_from.empty()) return 2;
+    // The run continues in the directory its checkpoint belongs to (OUT/checkpoints/..).
+    const auto parent = std::filesystem::path(o.resume_from).parent_path();
+    if (parent.filename() == "checkpoints") c.out = parent.parent_path().string();
+    std::cout << "run: resuming from " << o.resume_from << " into " << c.out << "\n";
+  } else if (holds_a_run(c.out)) {
+    std::cerr << c.out << " already holds a run (metrics.jsonl): continue it with --resume "
+              << c.out << ", or write this one elsewhere with out=DIR\n";
+    return 2;
   }
   auto engines = run_engines(c, *prompts, std::cout);
   if (!engines) {
@@ -74,24 +162,25 @@ int run_command(const std::string& file, const std::vector<std::string>& overrid
   print_line(c.out + "/metrics.jsonl", true, "last step:  ");
   print_line(c.out + "/eval.jsonl", false, "first eval: ");
   print_line(c.out + "/eval.jsonl", true, "last eval:  ");
-  if (r->interrupted)
-    std::cout << "continue with: adarl run " << file << " --resume " << c.out << "\n";
-  return 0;
+  if (!r->interrupted) return 0;
+  std::string again = "adarl run " + shell_word(a.file);
+  for (const auto& o2 : a.overrides) again += " " + shell_word(o2);
+  std::cout << "continue with: " << again << " --resume " << shell_word(c.out) << "\n";
+  return interrupted_exit;
 }
 
 }  // namespace
 
 void add_run_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("run", "train a policy end to end from a pipeline config");
-  auto file = std::make_shared<std::string>();
-  auto resume = std::make_shared<std::string>();
-  auto overrides = std::make_shared<std::vector<std::string>>();
-  cmd->add_option("config", *file, "pipeline YAML (see configs/quickstart.yaml)")->required();
-  cmd->add_option("overrides", *overrides, "key.path=value overrides");
-  cmd->add_option("--resume", *resume, "continue a run from its output directory or a checkpoint");
-  cmd->callback([&exit_code, file, overrides, resume] {
-    exit_code = run_command(*file, *overrides, *resume);
-  });
+  auto a = std::make_shared<run_args>();
+  cmd->add_option("config", a->file, "pipeline YAML (see configs/quickstart.yaml)")->required();
+  cmd->add_option("overrides", a->overrides, "key.path=value overrides");
+  cmd->add_option("--resume", a->resume,
+                  "continue a run from its output directory or a checkpoint");
+  cmd->add_flag("--resume-force", a->resume_force,
+                "resume even when the config differs in what the checkpoint's state means");
+  cmd->callback([&exit_code, a] { exit_code = run_command(*a); });
 }
 
 }  // namespace adarl

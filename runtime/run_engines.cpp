@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "models/checkpoint.hpp"
+#include "models/device.hpp"
 #include "models/sim_engines.hpp"
 #include "models/torch_engines.hpp"
 #include "runtime/run_tasks.hpp"
@@ -63,6 +64,13 @@ engine_factories torch_factories(const pipeline_config& c, const std::string& ba
   f.generator = [g](uint32_t) { return make_torch_generator(g); };
   f.learner = [l] { return make_torch_learner(l); };
   return f;
+}
+
+result<bool> check_device(const pipeline_config& c) {
+  if (c.policy.kind == policy_kind::simulated) return true;
+  auto d = parse_device(c.policy.device);
+  if (!d) return error{"model.device: " + d.err().message};
+  return true;
 }
 
 result<engine_factories> run_engines(const pipeline_config& c, prompt_table_ptr prompts,

@@ -18,6 +18,11 @@ result<std::string> base_checkpoint(const pipeline_config& c, std::ostream& log)
 /// The LibTorch generator and learner of a run, starting from `base`.
 engine_factories torch_factories(const pipeline_config& c, const std::string& base);
 
+/// Checks that this LibTorch can run the config's device (model.device): "cuda:N" on a
+/// CPU-only build, or a device it does not have, is an error naming the key. For the
+/// validation of a config before anything starts; no-op for simulated runs.
+result<bool> check_device(const pipeline_config& c);
+
 /// The engines of any run: the simulated ones for model.kind simulated (answers from
 /// `prompts`), else the transformer's from base_checkpoint().
 result<engine_factories> run_engines(const pipeline_config& c, prompt_table_ptr prompts,

@@ -7,7 +7,10 @@ namespace adarl {
 namespace {
 
 void read_optimizer(config_map& m, sim_optimizer& out) {
-  if (!m.has("optimizer")) return m.allow("optimizer");
+  if (!m.has("optimizer")) {
+    m.record("optimizer", std::string(sim_optimizer_name(out)));
+    return m.allow("optimizer");
+  }
   std::string name;
   const auto before = m.errors()->messages.size();
   m.get("optimizer", name);

@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "tasks/atomic_file.hpp"
+
 namespace adarl {
 namespace {
 
@@ -167,20 +169,7 @@ std::string simulate_json(const simulate_config& c,
 
 result<bool> write_simulate_json(const std::string& file, const simulate_config& config,
                                  const std::vector<strategy_result>& rows) {
-  const std::string tmp = file + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return error{tmp + ": cannot open for writing: " + std::strerror(errno)};
-    out << simulate_json(config, rows) << "\n";
-    out.flush();
-    if (!out) return error{tmp + ": write failed: " + std::strerror(errno)};
-  }
-  if (std::rename(tmp.c_str(), file.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(tmp.c_str());
-    return error{file + ": cannot rename " + tmp + " to it: " + why};
-  }
-  return true;
+  return write_file_atomic(file, simulate_json(config, rows) + "\n");
 }
 
 }  // namespace adarl

@@ -5,9 +5,12 @@ namespace {
 
 template <class T>
 void read_enum(config_map& m, const std::string& key, T& out,
-               result<T> (*parse)(std::string_view)) {
+               result<T> (*parse)(std::string_view), std::string_view (*name_of)(T)) {
   std::string name;
-  if (!m.has(key)) return m.allow(key);
+  if (!m.has(key)) {
+    m.record(key, std::string(name_of(out)));
+    return m.allow(key);
+  }
   m.get(key, name);
   auto parsed = parse(name);
   if (parsed)
@@ -17,21 +20,23 @@ void read_enum(config_map& m, const std::string& key, T& out,
 }
 
 void read_objective(config_map& m, objective& o) {
-  read_enum(m, "objective", o.kind, &parse_objective_kind);
+  read_enum(m, "objective", o.kind, &parse_objective_kind, +[](objective_kind k) {
+    return objective{k, 0.5}.name();
+  });
   m.get("objective_alpha", o.alpha);
 }
 
 }  // namespace
 
 strategy_config read_strategy(config_map& m, strategy_config c) {
-  read_enum(m, "kind", c.kind, &parse_strategy_kind);
+  read_enum(m, "kind", c.kind, &parse_strategy_kind, &strategy_name);
   switch (c.kind) {
     case strategy_kind::ada_seq: {
       auto& s = c.seq;
       m.get("group_size", s.group_size);
       m.get("round_size", s.round_size);
       m.get("max_rounds", s.max_rounds);
-      read_enum(m, "exit", s.exit, &parse_exit_rule);
+      read_enum(m, "exit", s.exit, &parse_exit_rule, &exit_rule_name);
       m.get("k_pos", s.k_pos);
       m.get("k_neg", s.k_neg);
       m.get("threshold", s.threshold);

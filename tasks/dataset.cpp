@@ -1,5 +1,6 @@
 #include "tasks/jsonl_text.hpp"
 #include "tasks/dataset.hpp"
+#include "tasks/atomic_file.hpp"
 
 #include <cstdio>
 #include <filesystem>
@@ -88,6 +89,11 @@ bool read_item(const json& j, uint32_t line, const verifier_registry* registry,
 
 /// The line as a JSON object; reports and returns nullopt when it is not one.
 std::optional<json> parse_object(const std::string& text, uint32_t line, problems& p) {
+  if (json_depth(text) > max_json_depth) {
+    p.add(line, "not valid JSON (nested deeper than " + std::to_string(max_json_depth) +
+                    " levels)");
+    return std::nullopt;
+  }
   json j;
   try {
     j = json::parse(text);
@@ -162,25 +168,9 @@ std::string to_jsonl(const task_item& item) {
 
 result<std::size_t> write_dataset(const std::string& path,
                                   const std::vector<task_item>& items) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    for (const auto& item : items) {
-      if (!f) break;
-      f << to_jsonl(item) << '\n';
-    }
-    if (f) f.flush();
-    if (!f) {
-      std::remove(tmp.c_str());
-      return error{path + ": cannot write " + tmp};
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    return error{path + ": cannot rename " + tmp + " to it (" + ec.message() + ")"};
-  }
+  std::string text;
+  for (const auto& item : items) text += to_jsonl(item) + '\n';
+  if (auto ok = write_file_atomic(path, text); !ok) return ok.err();
   return items.size();
 }
 

@@ -18,7 +18,8 @@ inline constexpr std::size_t max_dataset_errors = 20;
 /// `{"id","prompt","answer","task","verifier"}` (strings; id, prompt and verifier
 /// non-empty), optional "tests" (a string, or a JSON object or array stored re-serialized
 /// as compact JSON) and "difficulty" (an integer from 1 to 5); null counts as absent,
-/// other fields are ignored, empty lines are skipped.
+/// other fields are ignored, empty lines are skipped; a line nested deeper than
+/// max_json_depth (tasks/jsonl_text.hpp) is not valid JSON.
 /// Fails with every problem found (up to max_dataset_errors, one per line of the
 /// message), each naming FILE:LINE and the field:
 ///   `data.jsonl:12: field "prompt": expected a string, got 5`

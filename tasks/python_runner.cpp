@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
@@ -210,6 +211,7 @@ struct status_report {
   bool have_wait = false;
   bool timed_out = false;
   uint32_t isolation = 0;
+  uint32_t no_root = 0;  ///< Payload of msg_no_root; 0 if none came.
   int wait_status = 0;
   char failure = 0;  ///< msg_setup_failed or msg_exec_failed; 0 if none.
   int failure_errno = 0;
@@ -221,8 +223,11 @@ status_report parse_status(std::string_view bytes) {
     uint32_t payload = 0;
     std::memcpy(&payload, bytes.data() + 1, sizeof payload);
     switch (bytes[0]) {
-      case sandbox::msg_isolation:
-        r.isolation = payload;
+      case sandbox::msg_isolation:  // from the supervisor, then from the target
+        r.isolation |= payload;
+        break;
+      case sandbox::msg_no_root:
+        r.no_root = payload;
         break;
       case sandbox::msg_timed_out:
         r.timed_out = true;
@@ -240,21 +245,25 @@ status_report parse_status(std::string_view bytes) {
   return r;
 }
 
-python_isolation isolation_of(uint32_t flags) {
-  return {.pid_namespace = (flags & sandbox::iso_pid) != 0,
-          .net_namespace = (flags & sandbox::iso_net) != 0,
-          .user_namespace = (flags & sandbox::iso_user) != 0,
-          .dropped_root = (flags & sandbox::iso_dropped) != 0};
-}
-
 }  // namespace
 
 std::string python_isolation::describe() const {
   std::string ns;
-  if (pid_namespace) ns += "pid";
-  if (net_namespace) ns += ns.empty() ? "net" : "+net";
-  if (user_namespace) ns += ns.empty() ? "user" : "+user";
+  for (const auto& [on, name] : {std::pair{pid_namespace, "pid"},
+                                 {net_namespace, "net"},
+                                 {user_namespace, "user"},
+                                 {private_root, "mount"}}) {
+    if (on) ns += (ns.empty() ? "" : "+") + std::string(name);
+  }
   std::string out = ns.empty() ? "" : ns + " namespaces, ";
+  if (private_root) {
+    out += "private read-only root";
+    if (chrooted) out += " (by chroot)";
+    out += own_proc ? " with its own /proc, " : ", ";
+  } else {
+    out += "host filesystem visible";
+    out += root_problem.empty() ? ", " : " (" + root_problem + "), ";
+  }
   if (dropped_root) out += "root dropped to the sandbox uid, ";
   return out + "rlimits, own process group";
 }
@@ -308,14 +317,51 @@ python_runner::python_runner(python_config config)
   if (!config_.interpreter.empty() && ::access(interpreter_.c_str(), X_OK) != 0) {
     interpreter_.clear();
   }
+  if (interpreter_.empty()) return;
+  char* real = ::realpath(interpreter_.c_str(), nullptr);
+  exec_path_ = real != nullptr ? real : interpreter_;
+  std::free(real);
+  if (config_.use_namespaces && config_.private_root) {
+    root_ = sandbox::root_layout::make(exec_path_, config_.tmp_bytes);
+  }
+}
+
+python_isolation python_runner::isolation_of(uint32_t flags, uint32_t no_root) const {
+  python_isolation iso{.pid_namespace = (flags & sandbox::iso_pid) != 0,
+                       .net_namespace = (flags & sandbox::iso_net) != 0,
+                       .user_namespace = (flags & sandbox::iso_user) != 0,
+                       .dropped_root = (flags & sandbox::iso_dropped) != 0,
+                       .private_root = (flags & sandbox::iso_root) != 0,
+                       .own_proc = (flags & sandbox::iso_proc) != 0,
+                       .chrooted = (flags & sandbox::iso_chroot) != 0,
+                       .root_problem = {}};
+  if (iso.private_root) return iso;
+  if (!config_.use_namespaces) {
+    iso.root_problem = "namespaces disabled";
+  } else if (!config_.private_root) {
+    iso.root_problem = "private_root disabled";
+  } else if (root_ == nullptr) {
+    iso.root_problem = "no interpreter";
+  } else if (!root_->problem().empty()) {
+    iso.root_problem = root_->problem();
+  } else if (no_root != 0) {
+    iso.root_problem = root_->explain(no_root);
+  } else {
+    iso.root_problem = "the sandbox did not report it";
+  }
+  return iso;
 }
 
 namespace {
 
 /// The limits and credentials of a run, and argv/envp pointing into `strings`.
-sandbox::plan make_plan(const python_config& cfg, std::vector<std::string>& strings,
-                        std::vector<char*>& ptrs, bool exec) {
+sandbox::plan make_plan(const python_config& cfg, const sandbox::root_layout* root,
+                        std::vector<std::string>& strings, std::vector<char*>& ptrs,
+                        bool exec) {
   sandbox::plan p;
+  if (root != nullptr && root->problem().empty()) p.root = root;
+  std::snprintf(p.uid_map, sizeof p.uid_map, "%u %u 1\n", getuid(), getuid());
+  std::snprintf(p.gid_map, sizeof p.gid_map, "%u %u 1\n", getgid(), getgid());
   const auto secs = std::chrono::ceil<std::chrono::seconds>(cfg.timeout).count();
   const auto cpu = static_cast<rlim_t>(std::max<int64_t>(secs, 1) + 1);
   p.cpu = {cpu, cpu + 1};
@@ -341,7 +387,7 @@ sandbox::plan make_plan(const python_config& cfg, std::vector<std::string>& stri
     if (i + 1 == argc) ptrs.push_back(nullptr);
   }
   ptrs.push_back(nullptr);
-  p.path = strings[0].c_str();
+  p.path = strings[0].c_str();  // the resolved path: it exists in the private root
   p.argv = ptrs.data();
   p.envp = ptrs.data() + argc + 1;
   return p;
@@ -380,9 +426,10 @@ python_run python_runner::run(std::string_view program, std::string_view input) 
                " bytes or holding a NUL byte";
     return r;
   }
-  std::vector<std::string> strings = command_line(interpreter_, program);
+  std::vector<std::string> strings = command_line(exec_path_, program);
   std::vector<char*> ptrs;
-  const sandbox::plan plan = make_plan(config_, strings, ptrs, /*exec=*/true);
+  const sandbox::plan plan =
+      make_plan(config_, root_.get(), strings, ptrs, /*exec=*/true);
   spawned s = spawn(plan);
   if (s.pid < 0) {
     r.status = python_status::sandbox_error;
@@ -393,7 +440,7 @@ python_run python_runner::run(std::string_view program, std::string_view input) 
   const status_report rep = parse_status(c.status);
   r.out = std::move(c.out);
   r.err = std::move(c.err);
-  r.isolation = isolation_of(rep.isolation);
+  r.isolation = isolation_of(rep.isolation, rep.no_root);
   r.elapsed =
       std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now() - start);
   if (rep.failure == sandbox::msg_exec_failed) {
@@ -422,14 +469,16 @@ python_run python_runner::run(std::string_view program, std::string_view input) 
 }
 
 python_isolation python_runner::probe_isolation() const {
-  std::vector<std::string> strings = command_line(interpreter_, "");
+  std::vector<std::string> strings = command_line(exec_path_, "");
   std::vector<char*> ptrs;
-  const sandbox::plan plan = make_plan(config_, strings, ptrs, /*exec=*/false);
+  const sandbox::plan plan =
+      make_plan(config_, root_.get(), strings, ptrs, /*exec=*/false);
   spawned s = spawn(plan);
   if (s.pid < 0) return {};
   const collected c =
       collect(s, "", /*cap=*/0, clock_type::now() + std::chrono::seconds(1));
-  return isolation_of(parse_status(c.status).isolation);
+  const status_report rep = parse_status(c.status);
+  return isolation_of(rep.isolation, rep.no_root);
 }
 
 }  // namespace adarl

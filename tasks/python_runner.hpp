@@ -3,10 +3,15 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
 namespace adarl {
+
+namespace sandbox {
+class root_layout;
+}
 
 /// Settings of the python sandbox. Each rlimit is lowered to the caller's hard limit
 /// where that is lower (raising one needs CAP_SYS_RESOURCE, which root in a container
@@ -29,7 +34,12 @@ struct python_config {
   /// When running as root: the ids the program runs under (nobody).
   uint32_t sandbox_uid = 65534;
   uint32_t sandbox_gid = 65534;
-  bool use_namespaces = true;  ///< Try PID, network and user namespaces.
+  bool use_namespaces = true;  ///< Try PID, network, user and mount namespaces.
+  /// With use_namespaces: give the program a private root (see python_isolation).
+  bool private_root = true;
+  /// Size of the private root's /tmp (a tmpfs: kernel memory, outside memory_bytes;
+  /// at least a page). file_bytes still caps each file written there.
+  uint64_t tmp_bytes = 16ull << 20;
 };
 
 /// The isolation a run obtained (rlimits and the process group always apply).
@@ -38,8 +48,23 @@ struct python_isolation {
   bool net_namespace = false;   ///< Own network namespace: no network.
   bool user_namespace = false;  ///< Own user namespace: RLIMIT_NPROC counted per run.
   bool dropped_root = false;    ///< Was root, runs as sandbox_uid/sandbox_gid.
-  /// E.g. "pid+net+user namespaces, root dropped to the sandbox uid, rlimits, own
-  /// process group".
+  /// Own mount namespace whose root holds only /usr (and the /bin, /lib... links into
+  /// it), /etc/ld.so.cache and /etc/localtime, all read-only, /dev/null, zero, random
+  /// and urandom, an empty tmpfs /tmp that dies with the run, and /proc (see
+  /// own_proc): no other file of the host or of the run is visible.
+  bool private_root = false;
+  /// /proc of the run's PID namespace, showing only the program's own processes;
+  /// without it /proc is empty.
+  bool own_proc = false;
+  /// The private root was entered by chroot, pivot_root being refused: the host's
+  /// tree stays mounted, out of reach without CAP_SYS_CHROOT (which the program never
+  /// holds).
+  bool chrooted = false;
+  /// Without private_root: why, e.g. "mount namespace: Operation not permitted".
+  std::string root_problem;
+  /// E.g. "pid+net+user+mount namespaces, private read-only root with its own /proc,
+  /// root dropped to the sandbox uid, rlimits, own process group", or with "host
+  /// filesystem visible (why)" in place of the root.
   std::string describe() const;
 };
 
@@ -74,23 +99,28 @@ struct python_run {
 ///
 /// Each run forks a supervisor (tasks/python_sandbox.cpp), which takes its own process
 /// group and, where the kernel allows, new namespaces: as root, PID and network
-/// namespaces, then it drops to sandbox_uid/sandbox_gid and adds a user namespace (so
-/// RLIMIT_NPROC counts this run's processes only); otherwise a user namespace with PID
-/// and network ones; else none. It then forks the target: with a PID namespace a
-/// minimal init whose child is the interpreter (the init's death kills every process
-/// of the namespace: fork bombs, setsid escapes), else the interpreter itself, as a
-/// process-group leader, with the supervisor as child subreaper killing any orphan
-/// left. The interpreter gets the rlimits (CPU, address space, file size, open files,
-/// processes, no core), a parent-death signal and no_new_privs, keeps only stdin,
-/// stdout and stderr, and execs `python3 -I -S -B -c program` with a minimal
-/// environment. The supervisor kills the target at the wall-clock deadline, or when
-/// the caller closes the control pipe because output passed the cap, and reaps it; the
-/// caller drains the pipes and reaps the supervisor (killing it one second after the
-/// deadline should it hang), so no zombie is left.
+/// namespaces; otherwise a user namespace with PID and network ones; else none. It then
+/// forks the target, which enters a new mount namespace with the private root
+/// (tasks/python_sandbox_root.cpp; where refused, the run goes on with the host's
+/// filesystem and isolation says why) and, as root, drops to sandbox_uid/sandbox_gid
+/// and adds a user namespace (so RLIMIT_NPROC counts this run's processes only). With a
+/// PID namespace the target is a minimal init whose child is the interpreter (the
+/// init's death kills every process of the namespace: fork bombs, setsid escapes),
+/// else the interpreter itself, as a process-group leader, with the supervisor as
+/// child subreaper killing any orphan left. The supervisor and the init are not
+/// dumpable (the program cannot read their memory, a copy of the caller's). The
+/// interpreter gets the rlimits (CPU, address space, file size, open files, processes,
+/// no core), a parent-death signal and no_new_privs, keeps only stdin, stdout and
+/// stderr, and execs `python3 -I -S -B -c program` with a minimal environment in /. The
+/// supervisor kills the target at the wall-clock deadline, or when the caller closes the
+/// control pipe because output passed the cap, and reaps it; the caller drains the pipes
+/// and reaps the supervisor (killing it one second after the deadline should it hang), so
+/// no zombie is left.
 ///
 /// Limits of the fallbacks: without a user namespace, RLIMIT_NPROC counts every process
 /// of the uid, so a fork bomb in one run can make concurrent runs fail (sandbox_error);
-/// without a network namespace the program has the network; without a PID namespace
+/// without a network namespace the program has the network; without a private root it
+/// reads whatever the uid may read on the host; without a PID namespace
 /// and without /proc/thread-self/children, an orphan that left the process group lives
 /// on.
 ///
@@ -113,12 +143,18 @@ class python_runner {
   python_run run(std::string_view program, std::string_view input) const;
 
   /// The isolation a run gets here, found by setting up a sandbox that exits instead of
-  /// executing the interpreter. Blocks ~1 ms.
+  /// executing the interpreter. Blocks ~1-2 ms.
   python_isolation probe_isolation() const;
 
  private:
+  /// The python_isolation of iso_* `flags` and a msg_no_root payload (0: none).
+  python_isolation isolation_of(uint32_t flags, uint32_t no_root) const;
+
   python_config config_;
   std::string interpreter_;
+  std::string exec_path_;  ///< interpreter_ with its links resolved (they may lead
+                           ///< through /etc, which the private root lacks).
+  std::shared_ptr<const sandbox::root_layout> root_;  ///< Null when unavailable.
 };
 
 /// The default interpreter search (see python_config::interpreter); empty if none.

@@ -3,7 +3,9 @@
 // With a new PID namespace the target is a minimal init (PID 1) whose child is the
 // interpreter, so python keeps ordinary signal semantics and the init's death takes
 // every process of the namespace with it; without one, the target is the interpreter,
-// leading its own process group. Only async-signal-safe calls from here on.
+// leading its own process group. The target, before it becomes either, enters the
+// private root (python_sandbox_root.cpp) and drops root. Only async-signal-safe calls
+// from here on.
 #include "tasks/python_sandbox.hpp"
 
 #include <fcntl.h>
@@ -124,19 +126,71 @@ bool set_limit(int resource, rlimit wanted) {
   }
 }
 
-/// Namespaces and ids; the iso_* flags obtained, or -1 (errno set) when root could
-/// not drop its privileges.
-int64_t isolate(const plan& p) {
+/// Writes `text` to the file at `path`; false (errno set) if it did not all go.
+bool write_file(const char* path, const char* text) {
+  const int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const size_t n = std::strlen(text);
+  const ssize_t k = write(fd, text, n);
+  const int saved = k < 0 ? errno : EIO;  // a short write has no errno of its own
+  close(fd);
+  errno = saved;
+  return k == static_cast<ssize_t>(n);
+}
+
+/// Maps the caller's ids into the new user namespace (each to itself, so the program
+/// holds no capability), which the private root needs to create its mount points.
+/// Returns 0 or errno.
+int write_id_maps(const plan& p) {
+  if (!write_file("/proc/self/uid_map", p.uid_map) ||
+      !write_file("/proc/self/setgroups", "deny") ||
+      !write_file("/proc/self/gid_map", p.gid_map)) {
+    return errno != 0 ? errno : EIO;
+  }
+  return 0;
+}
+
+/// The supervisor's namespaces, which the target inherits: as root, PID and network
+/// ones (the target drops root); otherwise a user namespace with them (and its id maps
+/// when a private root is wanted; `map_errno` is set if they could not be written).
+uint32_t isolate_supervisor(const plan& p, int& map_errno) {
   uint32_t flags = 0;
+  if (!p.use_namespaces) return flags;
   if (geteuid() == 0) {
-    if (p.use_namespaces) {
-      if (unshare(CLONE_NEWPID | CLONE_NEWNET) == 0) {
-        flags |= iso_pid | iso_net;
-      } else {
-        if (unshare(CLONE_NEWNET) == 0) flags |= iso_net;
-        if (unshare(CLONE_NEWPID) == 0) flags |= iso_pid;
-      }
+    if (unshare(CLONE_NEWPID | CLONE_NEWNET) == 0) {
+      flags |= iso_pid | iso_net;
+    } else {
+      if (unshare(CLONE_NEWNET) == 0) flags |= iso_net;
+      if (unshare(CLONE_NEWPID) == 0) flags |= iso_pid;
     }
+    return flags;
+  }
+  if (unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET) == 0) {
+    flags |= iso_user | iso_pid | iso_net;
+  } else if (unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0) {
+    flags |= iso_user | iso_net;
+  }
+  if ((flags & iso_user) && p.root != nullptr) map_errno = write_id_maps(p);
+  return flags;
+}
+
+/// The target's isolation: the private root (a failure is reported, not fatal), then,
+/// when root, the sandbox ids and a user namespace; then RLIMIT_NPROC. The iso_* flags
+/// obtained, or -1 (errno set) when root could not drop its privileges or the old root
+/// stayed attached.
+int64_t isolate_target(const plan& p, uint32_t outer, int map_errno) {
+  uint32_t flags = 0;
+  if (p.use_namespaces && p.root != nullptr) {
+    if (map_errno != 0) {
+      send_msg(msg_no_root, root_step_id_map << 16 | static_cast<uint32_t>(map_errno));
+    } else {
+      const root_outcome r = enter_private_root(p, (outer & iso_pid) != 0);
+      if (r.fatal) return -1;
+      if (r.flags == 0) send_msg(msg_no_root, r.failure);
+      flags |= r.flags;
+    }
+  }
+  if (geteuid() == 0) {
     // RLIMIT_NPROC is as high as allowed while the user namespace is created: the
     // kernel then bounds the count of all processes of the sandbox uid by that, and
     // the count within this namespace by the limit set below, so concurrent runs, one
@@ -145,12 +199,6 @@ int64_t isolate(const plan& p) {
     if (setgroups(0, nullptr) != 0 || setgid(p.gid) != 0 || setuid(p.uid) != 0) return -1;
     flags |= iso_dropped;
     if (p.use_namespaces && unshare(CLONE_NEWUSER) == 0) flags |= iso_user;
-  } else if (p.use_namespaces) {
-    if (unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET) == 0) {
-      flags |= iso_user | iso_pid | iso_net;
-    } else if (unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0) {
-      flags |= iso_user | iso_net;
-    }
   }
   if (!set_limit(RLIMIT_NPROC, p.nproc)) return -1;
   return flags;
@@ -218,6 +266,20 @@ void kill_descendants() {
   }
 }
 
+/// The target, after the supervisor's fork: its own process group, which kill_target
+/// signals; the private root and the sandbox ids; then the init or the interpreter.
+[[noreturn]] void run_target(const plan& p, uint32_t outer, int map_errno) {
+  close(fd_control);
+  setpgid(0, 0);
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) fail(126);  // setuid clears it: set again
+  const int64_t flags = isolate_target(p, outer, map_errno);
+  if (flags < 0) fail(126);
+  send_msg(msg_isolation, static_cast<uint32_t>(flags));
+  if (!p.exec) _exit(0);
+  if (outer & iso_pid) run_init(p);
+  exec_interpreter(p);
+}
+
 }  // namespace
 
 void run_supervisor(const plan& p, const int (&fds)[5]) {
@@ -233,20 +295,18 @@ void run_supervisor(const plan& p, const int (&fds)[5]) {
   fcntl(fd_status, F_SETFD, FD_CLOEXEC);
   reset_signals();
   setpgid(0, 0);
-  const int64_t flags = isolate(p);
-  if (flags < 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) fail(126);
+  int map_errno = 0;
+  const uint32_t flags = isolate_supervisor(p, map_errno);
+  // The supervisor and the init are copies of the caller's memory: not dumpable, so
+  // the program can neither ptrace them nor read their /proc files. (After writing
+  // the id maps: a process that is not dumpable may not write its own.)
+  if (prctl(PR_SET_DUMPABLE, 0) != 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) fail(126);
   if (getppid() != p.caller) _exit(126);  // the caller died before PDEATHSIG was set
-  send_msg(msg_isolation, static_cast<uint32_t>(flags));
-  if (!p.exec) _exit(0);
+  send_msg(msg_isolation, flags);
   prctl(PR_SET_CHILD_SUBREAPER, 1);
   const pid_t target = raw_fork();
   if (target < 0) fail(126);
-  if (target == 0) {
-    close(fd_control);
-    setpgid(0, 0);  // its own group, which kill_target signals
-    if (flags & iso_pid) run_init(p);
-    exec_interpreter(p);
-  }
+  if (target == 0) run_target(p, flags, map_errno);
   // Only the interpreter may hold the output pipes, so that its exit means EOF.
   close(0);
   close(1);

@@ -18,11 +18,7 @@
 namespace adarl {
 namespace {
 
-std::string fresh_dir(const std::string& name) {
-  const std::string dir = testing::TempDir() + "adarl_pipeline_" + name;
-  std::filesystem::remove_all(dir);
-  return dir;
-}
+std::string fresh_dir(const std::string& name) { return test::fresh_dir("pipeline_" + name); }
 
 pipeline_config sim_config(strategy_kind kind, const std::string& out) {
   pipeline_config c;
@@ -39,12 +35,7 @@ pipeline_config sim_config(strategy_kind kind, const std::string& out) {
   return c;
 }
 
-std::vector<nlohmann::json> read_lines(const std::string& file) {
-  std::ifstream f(file);
-  std::vector<nlohmann::json> out;
-  for (std::string line; std::getline(f, line);) out.push_back(nlohmann::json::parse(line));
-  return out;
-}
+using test::read_lines;
 
 class PipelineStrategyTest : public testing::TestWithParam<strategy_kind> {};
 

@@ -103,5 +103,19 @@ TEST(LagGateTest, LagOf) {
   EXPECT_EQ(lag_gate::lag_of(3, 5), 0u);
 }
 
+TEST(LagGateTest, ExactModeFloorKeepsAResumedRunFromWaitingForGoneVersions) {
+  // Resumed at version 10 without the steps that needed version 9: step 10 would be
+  // pinned to version 9 forever (the hang of a resumed deterministic run).
+  auto g = gate(/*max_lag=*/1, 0, /*exact=*/true);
+  EXPECT_EQ(g.check(/*step=*/10, /*version=*/10, 0), gate_verdict::stale);
+  g.config.floor_version = 10;
+  EXPECT_EQ(g.pinned(10), 10u);
+  EXPECT_EQ(g.check(10, 10, 0), gate_verdict::admit);
+  EXPECT_EQ(g.pinned(11), 10u);
+  EXPECT_EQ(g.check(11, 10, 0), gate_verdict::admit);
+  EXPECT_EQ(g.pinned(12), 11u);  // past the floor: t - k again
+  EXPECT_EQ(g.check(12, 10, 0), gate_verdict::wait_for_learner);
+}
+
 }  // namespace
 }  // namespace adarl

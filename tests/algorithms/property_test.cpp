@@ -268,10 +268,11 @@ void check_seq_group(const finished_group& g, const seq_config& c, const table_t
   const double p_hat = static_cast<double>(pos) / size;
   EXPECT_NEAR(g.baseline, p_hat, 1e-6);
   const bool one_class = kept_pos == 0 || kept_pos == n;
+  // The reference's std normalisation: max(std, 1e-6) + 1e-6.
   const double sd =
-      size > 1
-          ? std::max(std::sqrt(double(pos) * neg / (double(size) * (size - 1))), 1e-6)
-          : 1.0;
+      (size > 1 ? std::max(std::sqrt(double(pos) * neg / (double(size) * (size - 1))), 1e-6)
+                : 1.0) +
+      1e-6;
   for (size_t i = 0; i < n; ++i) {
     double want = g.rewards[i] - p_hat;
     if (is_fallback(g.exit) && one_class)

@@ -406,27 +406,29 @@ TEST(SeqStrategyTest, StdNormDividesByUnbiasedStdOfTheIndicatorPool) {
   s.start(prompts, d);
   auto r = feed(s, 0, 0, {1, 1, 0, 0, 0, 0, 0, 0});
   ASSERT_EQ(r.finished.size(), 1u);
-  // p_hat = 0.25, sd = sqrt(2 * 6 / (8 * 7)) = sqrt(3/14) = 0.4629100.
-  const double sd = std::sqrt(3.0 / 14.0);
+  // p_hat = 0.25, std = sqrt(2 * 6 / (8 * 7)) = sqrt(3/14) = 0.4629100; the reference
+  // divides by max(std, 1e-6) + 1e-6.
+  const double sd = std::sqrt(3.0 / 14.0) + 1e-6;
   expect_floats(r.finished[0].advantages, {0.75 / sd, 0.75 / sd, -0.25 / sd, -0.25 / sd});
   EXPECT_NEAR(r.finished[0].advantages[0], 1.6201852, 1e-5);
 }
 
-TEST(SeqStrategyTest, StdNormClampsAZeroStdAtOneMillionth) {
+TEST(SeqStrategyTest, StdNormClampsAZeroStdThenAddsTheEpsilonAsTheReference) {
   auto c = pos_config();
   c.std_norm = true;
   seq_strategy s(c);
   const auto prompts = make_prompts(1);
   decisions d;
   s.start(prompts, d);
-  // All positive: pos exit (not a fallback), p_hat = 1, sd = 0 -> 1e-6.
+  // All positive with partial rewards: pos exit (not a fallback), p_hat = 1, std 0,
+  // divided by max(0, 1e-6) + 1e-6 = 2e-6 as the reference does (1e-6 once: twice as big).
   auto r = feed(s, 0, 0, v(8, 0.9f));
   ASSERT_EQ(r.finished.size(), 1u);
   const auto& g = r.finished[0];
   EXPECT_EQ(g.exit, exit_kind::pos);
   for (float a : g.advantages) {
     EXPECT_TRUE(std::isfinite(a));
-    EXPECT_NEAR(a, (0.9f - 1.0) / 1e-6, 1.0);  // about -1e5
+    EXPECT_NEAR(a, (0.9f - 1.0) / 2e-6, 1.0);  // about -5e4
   }
 }
 

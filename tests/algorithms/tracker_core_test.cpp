@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
 
@@ -207,7 +208,7 @@ TEST(TrackerCoreTest, PassRatesPersistAcrossStepsAndRestore) {
   t.retire_through(1);
   EXPECT_GT(t.pass_rates().estimate(0), 0.7);
   EXPECT_LT(t.pass_rates().estimate(9), 0.3);
-  auto saved = t.save();
+  auto saved = t.save(/*through=*/0);
   EXPECT_EQ(saved.next_step, 1u);
   EXPECT_EQ(saved.prompt_cursor, 10u);
   tracker_core r(grpo_config(10, 0, 0), 10);
@@ -228,7 +229,7 @@ TEST(TrackerCoreTest, SaveWithOpenStepsRegeneratesThem) {
   tracker_core t(grpo_config(3, 0, 1), 10);
   std::vector<work_item> w;
   t.next_work(1000, 0, 0, w);  // steps 0 and 1 open, nothing answered
-  auto saved = t.save();
+  auto saved = t.save(/*through=*/-1);
   EXPECT_EQ(saved.next_step, 0u);
   EXPECT_EQ(saved.prompt_cursor, 0u);
   tracker_core r(grpo_config(3, 0, 1), 10);
@@ -261,6 +262,92 @@ TEST(TrackerCoreTest, DapoDrawsExtraPromptsFromTheSameOrder) {
   EXPECT_TRUE(t.generation_finished());
   EXPECT_EQ(kept, 2u);
   EXPECT_GE(prompts.size(), 2u);
+}
+
+// Statistics fold in step order at completion, never by arrival: step 1 finishing
+// before step 0 leaves the table alone until step 0 is done too.
+TEST(TrackerCoreTest, PassRatesCommitInStepOrderOnceEarlierStepsAreComplete) {
+  tracker_core t(grpo_config(2, 0, /*max_lag=*/1), 4);
+  std::vector<work_item> w;
+  t.next_work(100, 0, 0, w);  // steps 0 and 1
+  ASSERT_EQ(w.size(), 16u);
+  tracker_output out;
+  for (const auto& x : w)
+    if (x.step == 1) t.on_result(answer(x, 1.f), 1, out);
+  EXPECT_EQ(t.generated_through(), -1);
+  EXPECT_EQ(t.pass_rates().size(), 0u);  // step 1 is done but waits for step 0
+  EXPECT_NE(t.summary(1)->rate_prompts, (std::array<uint32_t, 10>{}));
+  for (const auto& x : w)
+    if (x.step == 0) t.on_result(answer(x, 0.f), 2, out);
+  EXPECT_EQ(t.generated_through(), 1);
+  EXPECT_GT(t.pass_rates().size(), 0u);
+}
+
+// A checkpoint after step `through` holds the table as it was after that step: the
+// updates of later complete steps are undone (they are generated again on resume, and
+// would count twice otherwise), and the cursor is where the first of them opened.
+TEST(TrackerCoreTest, SaveThroughAStepLeavesLaterStepsOutOfTheTable) {
+  tracker_core t(grpo_config(2, 0, /*max_lag=*/1), 4);
+  std::vector<work_item> w;
+  t.next_work(100, 0, 0, w);
+  tracker_output out;
+  for (const auto& x : w)
+    if (x.step == 0) t.on_result(answer(x, x.index == 0 ? 1.f : 0.f), 1, out);
+  const auto after_step0 = t.pass_rates().save();
+  const auto cursor_after_step0 = t.save(0).prompt_cursor;
+  EXPECT_EQ(cursor_after_step0, 2u);
+  for (const auto& x : w)
+    if (x.step == 1) t.on_result(answer(x, 1.f), 2, out);
+  ASSERT_EQ(t.generated_through(), 1);
+  const auto both = t.save(1);
+  EXPECT_EQ(both.next_step, 2u);
+  EXPECT_EQ(both.prompt_cursor, 4u);
+  EXPECT_NE(both.pass_rates.size(), 0u);
+  const auto first = t.save(0);
+  EXPECT_EQ(first.next_step, 1u);
+  EXPECT_EQ(first.prompt_cursor, 2u);
+  ASSERT_EQ(first.pass_rates.size(), after_step0.size());
+  for (size_t i = 0; i < after_step0.size(); ++i) {
+    EXPECT_EQ(first.pass_rates[i].prompt, after_step0[i].prompt);
+    EXPECT_EQ(first.pass_rates[i].counts.n_tot, after_step0[i].counts.n_tot);
+    EXPECT_EQ(first.pass_rates[i].counts.n_pos, after_step0[i].counts.n_pos);
+  }
+  // Restored from it, step 1 is drawn again exactly as before and, once generated, the
+  // table equals the uninterrupted one: its statistics counted once.
+  tracker_core r(grpo_config(2, 0, 1), 4);
+  ASSERT_TRUE(r.restore(first));
+  std::vector<work_item> again;
+  r.next_work(100, /*learner_version=*/1, 3, again);
+  std::vector<work_item> step1;
+  for (const auto& x : w)
+    if (x.step == 1) step1.push_back(x);
+  ASSERT_GE(again.size(), step1.size());
+  for (size_t i = 0; i < step1.size(); ++i) EXPECT_EQ(again[i].stream, step1[i].stream);
+  for (size_t i = 0; i < step1.size(); ++i) r.on_result(answer(again[i], 1.f), 4, out);
+  const auto a = r.save(1).pass_rates, b = t.save(1).pass_rates;
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].counts.n_tot, b[i].counts.n_tot);
+}
+
+// What a stalled tracker says it waits for names the step and the versions involved.
+TEST(TrackerCoreTest, WaitingNamesTheStepAndTheVersions) {
+  auto c = grpo_config(1, 20, /*max_lag=*/1);
+  c.lag.exact = true;
+  tracker_core t(c, 4);
+  tracker_state s;
+  s.next_step = 10;  // as a resume without carried steps did before floor_version
+  ASSERT_TRUE(t.restore(s));
+  std::vector<work_item> w;
+  t.next_work(100, /*learner_version=*/10, 0, w);
+  EXPECT_TRUE(w.empty());
+  EXPECT_EQ(t.waiting(10),
+            "step 10 cannot open: the lag gate pins it to version 9 and the learner is at "
+            "version 10");
+  EXPECT_EQ(t.waiting(8), "step 10 waits for the learner to reach version 9 (it is at version 8)");
+  t.next_work(100, 9, 0, w);
+  ASSERT_FALSE(w.empty());
+  EXPECT_EQ(t.waiting(9).rfind("step 10 is generating: 4 orders in flight", 0), 0u)
+      << t.waiting(9);
 }
 
 }  // namespace

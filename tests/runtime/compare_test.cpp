@@ -384,6 +384,17 @@ TEST(CompareRunTest, TinyComparisonRunsEveryRunToTheBudgetAndReportsIt) {
   auto second = run_compare(*plan, *prompts, engines, nullptr, again);
   EXPECT_EQ(second.kept, 4u) << again.str();
   EXPECT_EQ(second.ran, 0u);
+  // A torn done.json (once: the finished run's directory was deleted and run again) is
+  // reported and the run's files stay.
+  const std::string torn_dir = plan->runs.front().config.out;
+  write_file(torn_dir + "/done.json", "{\"document\": \"strat");
+  std::ostringstream torn_log;
+  auto torn = run_compare(*plan, *prompts, engines, nullptr, torn_log);
+  EXPECT_EQ(torn.kept, 3u) << torn_log.str();
+  ASSERT_EQ(torn.failed.size(), 1u) << torn_log.str();
+  EXPECT_NE(torn.failed[0].find("done.json is unreadable"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(torn_dir + "/metrics.jsonl"));
+  std::filesystem::remove_all(torn_dir);
   // A changed budget makes them stale.
   auto bigger = load_compare_config(file, {"compare.sample_budget=300"});
   ASSERT_TRUE(bigger);

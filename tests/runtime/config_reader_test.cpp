@@ -169,6 +169,43 @@ TEST(ApplyOverrideTest, MalformedOverridesAreErrorsQuotingThem) {
   EXPECT_EQ(root["strategy"].as<std::string>(), "grpo");  // untouched
 }
 
+// Found with tests/fuzz/fuzz_overrides: YAML aliases make a value that contains itself or
+// doubles at each level, and a key path of 65,000 keys recursed as deep; copying such a
+// value (pipeline_reader's without_marks) or setting such a path overflowed the stack.
+TEST(ApplyOverrideTest, SelfReferringHugeOrTooDeepOverridesAreErrors) {
+  YAML::Node root = YAML::Load("eval: {samples: 0}\n");
+  const std::string limits =
+      "a value deeper than 32 levels or larger than 10000 nodes "
+      "(with aliases expanded; does one refer to itself?)";
+  for (const std::string o : {"eval=&a [*a]", "eval=&a {x: *a}"}) {
+    auto r = apply_override(root, o);
+    ASSERT_FALSE(r.ok()) << o;
+    EXPECT_EQ(r.err().message, "override \"" + o + "\": " + limits);
+  }
+  std::string laughs = "eval=[&l0 [1, 1]";  // 2^20 nodes once expanded
+  for (int i = 1; i <= 20; ++i)
+    laughs += ", &l" + std::to_string(i) + " [*l" + std::to_string(i - 1) + ", *l" +
+              std::to_string(i - 1) + "]";
+  laughs += "]";
+  EXPECT_FALSE(apply_override(root, laughs).ok());
+  std::string path = "a";
+  for (int i = 0; i < 65000; ++i) path += ".a";
+  auto long_path = apply_override(root, path + "=1");
+  ASSERT_FALSE(long_path.ok());
+  EXPECT_NE(long_path.err().message.find("a key path of more than 32 keys"),
+            std::string::npos);
+  EXPECT_EQ(root["eval"]["samples"].as<int>(), 0);  // untouched
+  // At the limits: a value of 32 levels, a path of 32 keys, an alias used twice.
+  const auto nested = [](int n) { return std::string(n, '[') + std::string(n, ']'); };
+  ASSERT_TRUE(apply_override(root, "eval.samples=" + nested(32)).ok());
+  EXPECT_FALSE(apply_override(root, "eval.samples=" + nested(33)).ok());
+  ASSERT_TRUE(apply_override(root, "eval.x=[&b [1], *b]").ok());
+  EXPECT_EQ(root["eval"]["x"][1][0].as<int>(), 1);
+  std::string deep = "k";
+  for (int i = 1; i < 32; ++i) deep += ".k";
+  EXPECT_TRUE(apply_override(root, deep + "=1").ok());
+}
+
 /// Reads `yaml`'s strategy section; returns the config and the error messages.
 std::pair<strategy_config, std::vector<std::string>> read(const std::string& yaml) {
   doc d(yaml);
@@ -227,7 +264,7 @@ TEST(StrategyReaderTest, ValidationErrorsPointAtTheirKey) {
                 "for the power objective"});
   EXPECT_EQ(read("strategy:\n  kind: grpo\n  group_size: 1\n").second,
             std::vector<std::string>{
-                "x.yaml:3: strategy.group_size: expected an integer >= 2"});
+                "x.yaml:3: strategy.group_size: expected an integer in [2, 65536]"});
   EXPECT_EQ(read("strategy:\n  kind: ppo\n").second,
             std::vector<std::string>{
                 "x.yaml:2: strategy.kind: unknown strategy \"ppo\" (known: "

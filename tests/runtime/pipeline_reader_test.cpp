@@ -185,16 +185,56 @@ TEST(PipelineReaderTest, BadValuesAreAllReportedWithTheirKeys) {
           ": tasks.suite: expected one of code, general, math, mixed (or a "
           "dataset), got \"poetry\"",
       quickstart + ": strategy.max_rounds: expected a non-negative integer, got \"four\"",
-      quickstart + ": tracker.steps: expected a positive integer, got \"0\"",
-      quickstart +
-          ": tracker.lease_seconds: expected a number of seconds in (0, 1e9], "
-          "got \"0\"",
+      quickstart + ": tracker.steps: expected an integer in [1, 1000000000], got \"0\"",
+      quickstart + ": tracker.lease_seconds: expected a number in [0.001, 604800], got \"0\"",
       quickstart + ": sampling.temperature: expected a number > 0, got \"0\"",
       quickstart + ": sampling.top_p: expected 0 < top_p <= 1, got \"2\"",
-      quickstart + ": actors.generators: expected a positive integer, got \"0\"",
-      quickstart + ": learner.micro_batch: expected a positive integer, got \"0\"",
+      quickstart + ": actors.generators: expected an integer in [1, 4096], got \"0\"",
+      quickstart + ": learner.micro_batch: expected an integer in [1, 65536], got \"0\"",
   };
   EXPECT_EQ(e, want);
+}
+
+// Each of these once crashed or hung a run (an uncaught c10::Error, thread creation,
+// an allocation inside an actor, a lease rounded to 0 ns): now each is refused before
+// anything starts, naming its key.
+TEST(PipelineReaderTest, OversizedAndDegenerateValuesAreRefusedWithTheirKey) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"model.d_ff=2000000000"}, "model.d_ff: expected an integer in [1, 131072]"},
+      {{"model.d_model=16384"}, "model.d_model: the shape has "},
+      {{"actors.scheduler_threads=100000"}, "actors.scheduler_threads: expected an integer in [1, 256]"},
+      {{"actors.generator_capacity=4000000000"},
+       "actors.generator_capacity: expected an integer in [1, 65536]"},
+      {{"strategy.round_size=2000000000"},
+       "strategy.round_size: expected round_size * max_rounds <= 65536"},
+      {{"tasks.train=4000000000"}, "tasks.train: expected an integer in [1, 1000000]"},
+      {{"tracker.lease_seconds=1e-12"}, "tracker.lease_seconds: expected a number in [0.001, 604800]"},
+      {{"tracker.prompts_per_step=65536", "tasks.train=100000", "strategy.round_size=64",
+        "strategy.max_rounds=16"},
+       "tracker.prompts_per_step: a step of 65536 prompts"},
+      {{"stall_seconds=0"}, "stall_seconds: expected a number in [1, 604800]"},
+      {{"sampling.max_new_tokens=100000"}, "sampling.max_new_tokens: expected an integer in [1, 65536]"},
+  };
+  for (const auto& [overrides, message] : cases) {
+    SCOPED_TRACE(overrides.front());
+    const auto e = error_of(quickstart, overrides);
+    EXPECT_NE(e.find(quickstart + ": " + message), std::string::npos) << e;
+  }
+}
+
+// Every key a run reads is recorded with its effective value, defaults included, so a
+// checkpoint says exactly what its run was.
+TEST(PipelineReaderTest, EffectiveValuesNameEveryKeyWithItsValue) {
+  auto c = load_pipeline_config(quickstart, {"strategy.round_size=16"});
+  ASSERT_TRUE(c) << c.err().message;
+  const auto& v = c->effective;
+  EXPECT_EQ(v.at("strategy.round_size"), "16");
+  EXPECT_EQ(v.at("strategy.kind"), "ada-seq");
+  EXPECT_EQ(v.at("seed"), "1");
+  EXPECT_EQ(v.at("model.d_model"), "128");
+  EXPECT_EQ(v.at("tracker.estimator.lambda"), "0.9");
+  EXPECT_EQ(v.at("model.kind"), "transformer");
+  EXPECT_EQ(v.at("stall_seconds"), "600");  // absent from the file: the default
 }
 
 TEST(PipelineReaderTest, RemoteVerifiersAreOffByDefaultAndTheirValuesChecked) {
@@ -277,6 +317,18 @@ TEST(PipelineReaderTest, FileAndOverrideSyntaxErrorsNameTheFile) {
             quickstart + ": override \"tracker.steps\": expected KEY.PATH=VALUE");
   const auto broken = write_file("broken.yaml", "tracker: [1, 2\n");
   EXPECT_NE(error_of(broken, {}).find(broken + ":"), std::string::npos);
+}
+
+// Found with tests/fuzz/fuzz_overrides: copying a self-referring override value (a YAML
+// alias inside its own anchor) to drop its line recursed without end.
+TEST(PipelineReaderTest, SelfReferringOverrideIsAnErrorNotACrash) {
+  for (const std::string o : {"eval=&a [*a]", "eval=&a {every: *a}"}) {
+    const auto message = error_of(quickstart, {o});
+    EXPECT_EQ(
+        message.rfind(quickstart + ": override \"" + o + "\": a value deeper than 32", 0),
+        0u)
+        << message;
+  }
 }
 
 TEST(PipelineReaderTest, DeviceAcceptsCpuAndCudaN) {

@@ -60,6 +60,23 @@ std::string pack(const nlohmann::json& j) {
   return std::string(b.begin(), b.end());
 }
 
+// Found with tests/fuzz/fuzz_remote_wire: nlohmann's MessagePack reader recurses once per
+// level, so a frame of 300,000 nested one-element arrays (well under the hub's 64 MiB
+// frame limit) overflowed the coordinator's stack.
+TEST(RemoteWireTest, DeeplyNestedFrameIsAnErrorNotACrash) {
+  const std::string deep = std::string(300000, '\x91') + '\xc0';
+  auto m = decode_remote(deep);
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.err().message, "MessagePack nested deeper than 16 levels");
+  nlohmann::json nested = {{"v", 1}, {"type", "bye"}};
+  for (int i = 0; i < 15; ++i) nested["x"] = nlohmann::json{{"x", nested["x"]}};
+  EXPECT_TRUE(decode_remote(pack(nested)).ok());  // 16 levels: read
+  nested["x"] = nlohmann::json{{"x", nested["x"]}};
+  EXPECT_EQ(decode_remote(pack(nested)).err().message,
+            "MessagePack nested deeper than 16 levels");
+  EXPECT_EQ(decode_remote("\xc1").err().message, "not MessagePack");
+}
+
 TEST(RemoteWireTest, BadMessagesAreErrorsNamingWhatIsWrong) {
   auto expect_error = [](const std::string& bytes, const std::string& what) {
     auto m = decode_remote(bytes);

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "runtime/replay.hpp"
+#include "runtime/replay_log.hpp"
 #include "tests/runtime/replay_fixtures.hpp"
 
 namespace adarl {
@@ -71,7 +72,7 @@ TEST(ReplayErrorsTest, NonNumericRewardNamesItsPosition) {
   const auto f = data("replay_bad_reward.jsonl");
   expect_bad_input(
       run(with_strategy("grpo"), f),
-      f + ":2: prompt \"p2\": rewards[1]: expected a finite number, got \"1\"");
+      f + ":2: prompt \"p2\": rewards[1]: expected a number in [0, 1], got \"1\"");
 }
 
 TEST(ReplayErrorsTest, EveryBadLineFromStdinIsReportedWithItsLine) {
@@ -86,9 +87,14 @@ TEST(ReplayErrorsTest, EveryBadLineFromStdinIsReportedWithItsLine) {
       {R"({"id": "b", "rewards": 1})",
        "<stdin>:2: prompt \"b\": \"rewards\": expected a list of numbers, got 1"},
       {R"({"id": "b", "rewards": [1, true]})",
-       "<stdin>:2: prompt \"b\": rewards[1]: expected a finite number, got true"},
+       "<stdin>:2: prompt \"b\": rewards[1]: expected a number in [0, 1], got true"},
       {R"({"id": "b", "rewards": [1, 1e39]})",
-       "<stdin>:2: prompt \"b\": rewards[1]: expected a finite number, got 1e+39"},
+       "<stdin>:2: prompt \"b\": rewards[1]: expected a number in [0, 1], got 1e+39"},
+      // Outside [0, 1]: [5, -3] once gave GRPO an advantage of 4.5.
+      {R"({"id": "b", "rewards": [5, -3, 0, 1]})",
+       "<stdin>:2: prompt \"b\": rewards[0]: expected a number in [0, 1], got 5"},
+      {R"({"id": "b", "rewards": [1, -0.5, 0, 1]})",
+       "<stdin>:2: prompt \"b\": rewards[1]: expected a number in [0, 1], got -0.5"},
       {R"({"id": "b", "rewards": [0, 1, 0, 0], "p_hat": 1.5})",
        "<stdin>:2: prompt \"b\": \"p_hat\": expected a number in [0, 1], got 1.5"},
       {R"({"id": "b", "rewards": [0, 1], "tokens": [3]})",
@@ -111,6 +117,23 @@ TEST(ReplayErrorsTest, NumberOutOfRangeIsAMalformedLine) {
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err.rfind("adarl replay: <stdin>:1: not valid JSON (", 0), 0u) << r.err;
+}
+
+// Found with tests/fuzz/fuzz_replay_log: nlohmann parses any nesting, but printing the
+// value for a message recursed once per level and overflowed the stack.
+TEST(ReplayErrorsTest, LineNestedDeeperThanTheLimitIsAMalformedLine) {
+  const std::string deep(100000, '[');
+  auto r = run(with_strategy("grpo"), "-", R"({"id": "a", "rewards": )" + deep + "}");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            "adarl replay: <stdin>:1: not valid JSON (nested deeper than 100 levels)\n");
+  // 100 levels (the line's object and 99 arrays) are still read, brackets in strings
+  // do not count.
+  std::istringstream at_limit(R"({"id": "[[[", "rewards": [1], "x": )" +
+                              std::string(99, '[') + std::string(99, ']') + "}");
+  auto log = read_replay_log(at_limit, "log");
+  ASSERT_TRUE(log.ok()) << log.err().message;
+  EXPECT_EQ(log->front().id, "[[[");
 }
 
 TEST(ReplayErrorsTest, EmptyLogAndMissingFileAreErrors) {

@@ -39,7 +39,7 @@ TEST(SftJobTest, TrainsWritesCheckpointAndEvaluatesHeldOutByLevel) {
   EXPECT_LT(r->loss_after, r->loss_before);
   EXPECT_TRUE(fs::exists(out + "/model.bin"));
   EXPECT_TRUE(fs::exists(out + "/meta.json"));
-  EXPECT_TRUE(fs::exists(out + "/optimizer.pt"));
+  EXPECT_TRUE(fs::exists(out + "/optimizer.safetensors"));
   uint32_t items = 0;
   for (auto n : r->eval.items) items += n;
   EXPECT_EQ(items, 30u);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tasks/general_suite.hpp"
+#include "tasks/jsonl_text.hpp"
 #include "tasks/general_verifier.hpp"
 
 namespace adarl {
@@ -139,6 +140,31 @@ TEST_F(DatasetTest, StopsAfterTwentyProblems) {
   EXPECT_EQ(got.back(), "many.jsonl: stopped after 20 problems");
 }
 
+// Found with tests/fuzz/fuzz_dataset: nlohmann parses any nesting, but re-serializing
+// "tests" (or printing a value for a message) recursed once per level and overflowed
+// the stack.
+TEST_F(DatasetTest, LineNestedDeeperThanTheLimitIsAProblemOfItsLine) {
+  const std::string fields =
+      R"("prompt": "p", "answer": "", "task": "t", "verifier": "general")";
+  const std::string good = R"({"id": "a", )" + fields + "}";
+  const std::string deep = R"({"id": "b", )" + fields + R"(, "tests": )" +
+                           std::string(100000, '[') + std::string(100000, ']') + "}";
+  std::istringstream in(good + "\n" + deep + "\n");
+  const auto got = load_dataset(in, "d.jsonl");
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.err().message,
+            "d.jsonl:2: not valid JSON (nested deeper than 100 levels)");
+  // 100 levels (the line's object and 99 arrays) load; brackets in strings do not count.
+  const std::string nested = std::string(99, '[') + std::string(99, ']');
+  std::istringstream at_limit(R"({"id": "{{", )" + fields + R"(, "tests": )" + nested +
+                              "}");
+  const auto loaded = load_dataset(at_limit, "d.jsonl");
+  ASSERT_TRUE(loaded.ok()) << loaded.err().message;
+  EXPECT_EQ(loaded->front().tests, nested);
+  EXPECT_EQ(json_depth(R"({"a": "[{", "b": [[1], {"c": "\"]"}]})"), 3u);
+  EXPECT_EQ(json_depth("42"), 0u);
+}
+
 TEST_F(DatasetTest, EmptyAndMissingFilesAreErrors) {
   std::istringstream empty("\n  \n");
   const auto none = load_dataset(empty, "empty.jsonl");
@@ -186,7 +212,9 @@ TEST_F(DatasetTest, WriteIntoAMissingDirectoryFailsAndLeavesNothing) {
   const auto written =
       write_dataset(path, {task_item{"a", "p", "x", "t", "general", "", 0}});
   ASSERT_FALSE(written.ok());
-  EXPECT_EQ(written.err().message, path + ": cannot write " + path + ".tmp");
+  EXPECT_EQ(written.err().message.rfind(path + ": cannot create " + path + ".tmp", 0), 0u)
+      << written.err().message;
+  EXPECT_NE(written.err().message.find("No such file or directory"), std::string::npos);
   EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
 }
 

@@ -1,0 +1,276 @@
+#include "actors/checkpoint_files.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include <nlohmann/json.hpp>
+
+#include "tasks/atomic_file.hpp"
+
+namespace adarl {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string checkpoint_name(uint64_t version) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "step-%06llu", static_cast<unsigned long long>(version));
+  return buf;
+}
+
+namespace {
+
+constexpr const char* manifest_file = "checkpoint.json";
+constexpr const char* carried_format = "adarl-carried-1";
+
+result<std::string> read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return error{path + ": cannot open"};
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return error{path + ": read failed"};
+  return bytes;
+}
+
+// Every field of the message structs, by name (messages/messages.hpp).
+json order_json(const work_order& o) {
+  return {{"step", o.step},           {"slot", o.slot},         {"index", o.index},
+          {"prompt_id", o.prompt_id}, {"stream", o.stream},     {"eval_round", o.eval_round},
+          {"greedy", o.greedy},       {"min_version", o.min_version}};
+}
+
+work_order order_of(const json& j) {
+  work_order o;
+  o.step = j.at("step");
+  o.slot = j.at("slot");
+  o.index = j.at("index");
+  o.prompt_id = j.at("prompt_id");
+  o.stream = j.at("stream");
+  o.eval_round = j.at("eval_round");
+  o.greedy = j.at("greedy");
+  o.min_version = j.at("min_version");
+  return o;
+}
+
+json group_json(const train_group& g) {
+  json samples = json::array();
+  for (const auto& c : g.samples)
+    samples.push_back({{"order", order_json(c.order)},
+                       {"tokens", c.tokens},
+                       {"logprobs", c.logprobs},
+                       {"ended", c.ended},
+                       {"version", c.version},
+                       {"reward", c.reward},
+                       {"reason", c.reason}});
+  return {{"step", g.step},           {"slot", g.slot},
+          {"prompt_id", g.prompt_id}, {"trainable", g.trainable},
+          {"advantages", g.advantages}, {"samples", std::move(samples)}};
+}
+
+train_group group_of(const json& j) {
+  train_group g;
+  g.step = j.at("step");
+  g.slot = j.at("slot");
+  g.prompt_id = j.at("prompt_id");
+  g.trainable = j.at("trainable");
+  g.advantages = j.at("advantages").get<std::vector<float>>();
+  for (const auto& s : j.at("samples")) {
+    completion c;
+    c.order = order_of(s.at("order"));
+    c.tokens = s.at("tokens").get<std::vector<int32_t>>();
+    c.logprobs = s.at("logprobs").get<std::vector<float>>();
+    c.ended = s.at("ended");
+    c.version = s.at("version");
+    c.reward = s.at("reward");
+    c.reason = s.at("reason");
+    g.samples.push_back(std::move(c));
+  }
+  if (g.advantages.size() != g.samples.size())
+    throw std::runtime_error("group of step " + std::to_string(g.step) + " slot " +
+                             std::to_string(g.slot) + ": advantages and samples differ in count");
+  return g;
+}
+
+json report_json(const step_report& r) {
+  return {{"step", r.step},
+          {"prompts", r.prompts},
+          {"trainable", r.trainable},
+          {"zero_gradient", r.zero_gradient},
+          {"samples", r.samples},
+          {"tokens", r.tokens},
+          {"results", r.results},
+          {"result_tokens", r.result_tokens},
+          {"kept_samples", r.kept_samples},
+          {"max_samples", r.max_samples},
+          {"real_reward", r.real_reward},
+          {"exits", r.exits},
+          {"rounds", r.rounds},
+          {"rate_prompts", r.rate_prompts},
+          {"rate_samples", r.rate_samples},
+          {"duplicates", r.duplicates},
+          {"reissued", r.reissued},
+          {"lag_mean", r.lag_mean},
+          {"lag_max", r.lag_max},
+          {"generation_seconds", r.generation_seconds},
+          {"zero_reasons", r.zero_reasons},
+          {"zero_counts", r.zero_counts}};
+}
+
+step_report report_of(const json& j) {
+  step_report r;
+  r.step = j.at("step");
+  r.prompts = j.at("prompts");
+  r.trainable = j.at("trainable");
+  r.zero_gradient = j.at("zero_gradient");
+  r.samples = j.at("samples");
+  r.tokens = j.at("tokens");
+  r.results = j.at("results");
+  r.result_tokens = j.at("result_tokens");
+  r.kept_samples = j.at("kept_samples");
+  r.max_samples = j.at("max_samples");
+  r.real_reward = j.at("real_reward");
+  r.exits = j.at("exits").get<std::vector<uint32_t>>();
+  r.rounds = j.at("rounds").get<std::vector<uint32_t>>();
+  r.rate_prompts = j.at("rate_prompts").get<std::vector<uint32_t>>();
+  r.rate_samples = j.at("rate_samples").get<std::vector<uint64_t>>();
+  r.duplicates = j.at("duplicates");
+  r.reissued = j.at("reissued");
+  r.lag_mean = j.at("lag_mean");
+  r.lag_max = j.at("lag_max");
+  r.generation_seconds = j.at("generation_seconds");
+  r.zero_reasons = j.at("zero_reasons").get<std::vector<std::string>>();
+  r.zero_counts = j.at("zero_counts").get<std::vector<uint32_t>>();
+  return r;
+}
+
+}  // namespace
+
+result<bool> write_manifest(const std::string& dir, uint64_t version, int64_t through) {
+  json files = json::object();
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (!it->is_regular_file(ec)) continue;
+    const auto rel = fs::relative(it->path(), dir, ec).generic_string();
+    if (rel == manifest_file) continue;
+    files[rel] = uint64_t(it->file_size(ec));
+  }
+  if (ec) return error{dir + ": cannot list the checkpoint: " + ec.message()};
+  const json j{{"format", "adarl-checkpoint-manifest-1"},
+               {"version", version},
+               {"through", through},
+               {"files", std::move(files)}};
+  return write_file_atomic(dir + "/" + manifest_file, j.dump(1) + "\n");
+}
+
+result<checkpoint_manifest> read_manifest(const std::string& dir) {
+  const std::string path = dir + "/" + manifest_file;
+  if (!fs::exists(path)) return error{dir + ": incomplete checkpoint (no " + manifest_file + ")"};
+  auto text = read_all(path);
+  if (!text) return text.err();
+  checkpoint_manifest m;
+  try {
+    const auto j = json::parse(*text);
+    if (j.value("format", "") != "adarl-checkpoint-manifest-1")
+      return error{path + ": not an adarl checkpoint manifest"};
+    m.version = j.at("version");
+    m.through = j.at("through");
+    for (const auto& [name, size] : j.at("files").items())
+      m.files.emplace_back(name, size.get<uint64_t>());
+  } catch (const json::exception& e) {
+    return error{path + ": corrupt manifest (" + e.what() + ")"};
+  }
+  for (const auto& [name, size] : m.files) {
+    std::error_code ec;
+    const auto actual = fs::file_size(dir + "/" + name, ec);
+    if (ec) return error{dir + ": incomplete checkpoint (" + name + " is missing)"};
+    if (actual != size)
+      return error{dir + ": damaged checkpoint (" + name + " has " + std::to_string(actual) +
+                   " bytes, the manifest says " + std::to_string(size) + ")"};
+  }
+  return m;
+}
+
+result<bool> write_carried_steps(const std::string& path, const carried_steps& steps,
+                                 uint64_t from, int64_t through) {
+  json groups = json::array(), reports = json::array();
+  for (const auto& [step, list] : steps.groups)
+    if (step >= from && int64_t(step) <= through)
+      for (const auto& g : list) groups.push_back(group_json(g));
+  for (const auto& [step, r] : steps.reports)
+    if (step >= from && int64_t(step) <= through) reports.push_back(report_json(r));
+  const json j{{"format", carried_format},
+               {"groups", std::move(groups)},
+               {"reports", std::move(reports)}};
+  const auto bytes = json::to_cbor(j);
+  return write_file_atomic(path, std::string_view(reinterpret_cast<const char*>(bytes.data()),
+                                                  bytes.size()));
+}
+
+result<carried_steps> read_carried_steps(const std::string& path) {
+  auto bytes = read_all(path);
+  if (!bytes) return bytes.err();
+  carried_steps out;
+  try {
+    const auto j = json::from_cbor(*bytes);
+    if (j.value("format", "") != carried_format)
+      return error{path + ": not a file of carried steps"};
+    for (const auto& g : j.at("groups")) {
+      auto group = group_of(g);
+      out.groups[group.step].push_back(std::move(group));
+    }
+    for (const auto& r : j.at("reports")) {
+      auto report = report_of(r);
+      out.reports[report.step] = std::move(report);
+    }
+  } catch (const std::exception& e) {
+    return error{path + ": corrupt carried steps (" + e.what() + ")"};
+  }
+  return out;
+}
+
+result<std::string> resolve_checkpoint(const std::string& dir, std::string* note) {
+  if (fs::exists(dir + "/" + manifest_file)) {
+    auto m = read_manifest(dir);
+    if (!m) return m.err();
+    return dir;
+  }
+  const std::string root = dir + "/checkpoints";
+  if (!fs::is_directory(root))
+    return error{dir + ": not a checkpoint (no " + manifest_file + ") and no " + root +
+                 " (checkpoints/latest)"};
+  std::string named;
+  std::ifstream(root + "/latest") >> named;
+  std::string passed;
+  if (!named.empty()) {
+    auto m = read_manifest(root + "/" + named);
+    if (m) return root + "/" + named;
+    passed = "passed over " + m.err().message;
+  }
+  // `latest` is missing or names a damaged checkpoint: the newest complete one not
+  // after it (later ones may belong to a timeline abandoned by an earlier resume).
+  std::vector<std::string> candidates;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(root, ec)) {
+    const auto name = e.path().filename().string();
+    if (e.is_directory() && name.rfind("step-", 0) == 0 && name.find('.') == std::string::npos &&
+        (named.empty() || name <= named))
+      candidates.push_back(name);
+  }
+  std::sort(candidates.rbegin(), candidates.rend());
+  for (const auto& name : candidates) {
+    if (name == named) continue;
+    auto m = read_manifest(root + "/" + name);
+    if (m) {
+      if (note && !passed.empty()) *note = passed;
+      return root + "/" + name;
+    }
+    if (passed.empty()) passed = "passed over " + m.err().message;
+  }
+  return error{dir + ": no complete checkpoint under " + root +
+               (passed.empty() ? std::string(" (checkpoints/latest names none)")
+                               : " (" + passed + ")")};
+}
+
+}  // namespace adarl

@@ -1,0 +1,64 @@
+#pragma once
+// The files of a checkpoint beyond the engine's own (model, optimizer): its manifest,
+// the steps it carries, and how a resumed run finds the newest complete one.
+//
+// A checkpoint OUT/checkpoints/step-V holds the learner engine's files, tracker.json
+// (actors/tracker.hpp), carried.cbor (the steps whose generation was complete but that
+// were not trained yet: their groups and reports, so that a resumed run trains exactly
+// what the uninterrupted one would have), config.json (the run's effective config), and
+// last checkpoint.json, the manifest: the version, the last carried step and the size of
+// every other file. It is assembled in step-V.partial and renamed into place once all
+// of it is on the disk, so a checkpoint without a valid manifest is incomplete.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "algorithms/result.hpp"
+#include "messages/messages.hpp"
+
+namespace adarl {
+
+/// checkpoint.json.
+struct checkpoint_manifest {
+  uint64_t version = 0;   ///< Learner version (optimizer steps taken).
+  int64_t through = -1;   ///< Last step whose generation the checkpoint holds.
+  /// Every other file of the checkpoint with its size in bytes.
+  std::vector<std::pair<std::string, uint64_t>> files;
+};
+
+/// Writes DIR/checkpoint.json listing every regular file of DIR (recursively) with its
+/// size; atomic (tasks/atomic_file.hpp). O(files).
+result<bool> write_manifest(const std::string& dir, uint64_t version, int64_t through);
+
+/// Reads DIR/checkpoint.json and checks that every file it lists exists with its size:
+/// an error (naming the file) means the checkpoint is incomplete or damaged.
+result<checkpoint_manifest> read_manifest(const std::string& dir);
+
+/// Steps generated but not trained when a checkpoint was written.
+struct carried_steps {
+  std::map<uint64_t, std::vector<train_group>> groups;  ///< By step.
+  std::map<uint64_t, step_report> reports;              ///< By step.
+};
+
+/// Writes the groups and reports of steps [from, through] (binary, exact floats;
+/// atomic). Steps outside the range are left out.
+result<bool> write_carried_steps(const std::string& path, const carried_steps& steps,
+                                 uint64_t from, int64_t through);
+
+/// Reads write_carried_steps()'s file; a missing, truncated or malformed file is an
+/// error naming it.
+result<carried_steps> read_carried_steps(const std::string& path);
+
+/// The checkpoint a resumed run continues from. DIR itself when it is a complete
+/// checkpoint; else the newest complete one under DIR/checkpoints (the one
+/// DIR/checkpoints/latest names when it is complete, otherwise the highest complete
+/// step-N). `note` (when given) is set when an incomplete newer checkpoint was passed
+/// over, naming it and why. An error names what is missing.
+result<std::string> resolve_checkpoint(const std::string& dir, std::string* note = nullptr);
+
+/// Name of the checkpoint directory of a version: step-000042.
+std::string checkpoint_name(uint64_t version);
+
+}  // namespace adarl

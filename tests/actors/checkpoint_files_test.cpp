@@ -1,0 +1,127 @@
+// The files of a checkpoint beyond the engine's: carried steps, manifest, and the
+// choice of the checkpoint to resume from (actors/checkpoint_files.hpp).
+#include "actors/checkpoint_files.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace adarl {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path fresh(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("adarl_ckpt_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+// A complete checkpoint directory with one engine file.
+std::string make_checkpoint(const fs::path& root, uint64_t version, int64_t through) {
+  const auto dir = (root / "checkpoints" / checkpoint_name(version)).string();
+  fs::create_directories(dir);
+  std::ofstream(dir + "/model.bin") << "weights of version " << version;
+  EXPECT_TRUE(write_manifest(dir, version, through));
+  return dir;
+}
+
+TEST(CheckpointFilesTest, CarriedStepsRoundTripExactly) {
+  carried_steps s;
+  train_group g;
+  g.step = 7;
+  g.slot = 3;
+  g.prompt_id = 41;
+  g.trainable = true;
+  g.advantages = {0.1f, -0.30000001f};
+  for (int i = 0; i < 2; ++i) {
+    completion c;
+    c.order = {7, 3, uint32_t(i), 41, 0xfeedbeefcafe0000ull + i, 0, false, 6};
+    c.tokens = {1, 2, 3 + i};
+    c.logprobs = {-0.1234567f, -1e-30f, -7.5f};
+    c.ended = i == 0;
+    c.version = 6;
+    c.reward = float(i);
+    c.reason = i ? "" : "wrong_value";
+    g.samples.push_back(c);
+  }
+  s.groups[7].push_back(g);
+  s.groups[9].push_back(g);  // outside the range written
+  step_report r;
+  r.step = 7;
+  r.real_reward = 0.123456789;
+  r.exits = {1, 2, 3};
+  r.zero_reasons = {"wrong_value"};
+  r.zero_counts = {5};
+  s.reports[7] = r;
+  const auto file = (fresh("carried") / "carried.cbor").string();
+  ASSERT_TRUE(write_carried_steps(file, s, /*from=*/7, /*through=*/8));
+  auto back = read_carried_steps(file);
+  ASSERT_TRUE(back) << back.err().message;
+  ASSERT_EQ(back->groups.size(), 1u);
+  const auto& b = back->groups.at(7).at(0);
+  EXPECT_EQ(b.advantages, g.advantages);
+  ASSERT_EQ(b.samples.size(), 2u);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(b.samples[i].logprobs, g.samples[i].logprobs);  // bit-exact floats
+    EXPECT_EQ(b.samples[i].tokens, g.samples[i].tokens);
+    EXPECT_EQ(b.samples[i].order.stream, g.samples[i].order.stream);
+    EXPECT_EQ(b.samples[i].reason, g.samples[i].reason);
+  }
+  EXPECT_EQ(back->reports.at(7).real_reward, 0.123456789);
+  EXPECT_EQ(back->reports.at(7).zero_counts, (std::vector<uint32_t>{5}));
+  // Truncated: an error naming the file, never a partial state.
+  fs::resize_file(file, fs::file_size(file) / 2);
+  auto torn = read_carried_steps(file);
+  ASSERT_FALSE(torn);
+  EXPECT_EQ(torn.err().message.rfind(file + ": corrupt carried steps", 0), 0u);
+}
+
+TEST(CheckpointFilesTest, ManifestCatchesAMissingOrTruncatedFile) {
+  const auto root = fresh("manifest");
+  const auto dir = make_checkpoint(root, 4, 4);
+  auto m = read_manifest(dir);
+  ASSERT_TRUE(m) << m.err().message;
+  EXPECT_EQ(m->version, 4u);
+  EXPECT_EQ(m->through, 4);
+  fs::resize_file(dir + "/model.bin", 3);
+  auto damaged = read_manifest(dir);
+  ASSERT_FALSE(damaged);
+  EXPECT_NE(damaged.err().message.find("model.bin has 3 bytes"), std::string::npos)
+      << damaged.err().message;
+  fs::remove(dir + "/model.bin");
+  EXPECT_NE(read_manifest(dir).err().message.find("model.bin is missing"), std::string::npos);
+}
+
+TEST(CheckpointFilesTest, ResumeFallsBackToTheNewestCompleteCheckpoint) {
+  const auto root = fresh("resolve");
+  make_checkpoint(root, 2, 2);
+  const auto four = make_checkpoint(root, 4, 5);
+  std::ofstream(root / "checkpoints" / "latest") << "step-000004\n";
+  auto r = resolve_checkpoint(root.string());
+  ASSERT_TRUE(r) << r.err().message;
+  EXPECT_EQ(*r, four);
+  // A checkpoint being assembled when the run was killed is not a candidate; a
+  // damaged newest one is passed over, with a note saying so.
+  fs::create_directories(root / "checkpoints" / "step-000006.partial");
+  fs::resize_file(four + "/model.bin", 1);
+  std::string note;
+  r = resolve_checkpoint(root.string(), &note);
+  ASSERT_TRUE(r) << r.err().message;
+  EXPECT_EQ(*r, (root / "checkpoints" / "step-000002").string());
+  EXPECT_NE(note.find("step-000004: damaged checkpoint"), std::string::npos) << note;
+  // A checkpoint directory given directly must itself be complete.
+  auto direct = resolve_checkpoint(four);
+  ASSERT_FALSE(direct);
+  EXPECT_NE(direct.err().message.find("damaged"), std::string::npos);
+  fs::remove_all(root / "checkpoints" / "step-000002");
+  auto none = resolve_checkpoint(root.string());
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.err().message.find("no complete checkpoint"), std::string::npos)
+      << none.err().message;
+}
+
+}  // namespace
+}  // namespace adarl
