@@ -137,8 +137,9 @@ void decode(self_ptr self) {
     }
     const auto n = uint32_t(batch.size());
     const auto& v = st.setup.verifiers;
-    self->send(v[st.next_verifier++ % v.size()], verify_atom::value, std::move(batch));
-    self->send(st.setup.tracker, credit_atom::value, n, generator_actor{self});
+    // The freed rows' credit travels with the results (one message to the tracker).
+    self->send(v[st.next_verifier++ % v.size()], verify_atom::value, std::move(batch), n,
+               generator_actor{self});
   }
   admit(self);
   report_load(self);

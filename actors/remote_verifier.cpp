@@ -137,7 +137,7 @@ class remote_hub {
       return;
     }
     const auto& v = setup_.local[next_local_++ % setup_.local.size()];
-    caf::anon_send(v, verify_atom::value, std::move(batch));
+    caf::anon_send(v, verify_atom::value, std::move(batch), uint32_t{0}, generator_actor{});
   }
 
   void act(const remote_actions& a) {
@@ -239,8 +239,20 @@ class remote_hub {
       auto m = extra_frames ? result<remote_message>(error{"more than one frame"})
                             : decode_remote(body.to_string_view());
       if (!m) {
+        if (m.err().message.rfind("protocol version", 0) == 0) {
+          // Another version of adarl: tell it why, once per message, and let it stop.
+          send(id, encode_refused(m.err().message + ": run the same adarl version on both sides"));
+          if (++refused_ <= 10) warn("refused worker " + name_of(id) + ": " + m.err().message);
+          continue;
+        }
         if (++malformed_ <= 10)
           warn("malformed message from worker " + name_of(id) + ": " + m.err().message);
+        continue;
+      }
+      if (m->type == "hello" && m->role != "verify") {
+        send(id, encode_refused("this endpoint serves verifiers; generators connect to "
+                                "actors.remote_generators.bind"));
+        if (++refused_ <= 10) warn("refused " + m->role + " worker " + m->name + " (wrong endpoint)");
         continue;
       }
       if (m->type == "hello") {
@@ -371,13 +383,19 @@ struct remote_verifier_state {
 }  // namespace
 
 verifier_actor spawn_remote_verifier(caf::actor_system& sys,
-                                     std::shared_ptr<remote_verifier_hub> hub) {
+                                     std::shared_ptr<remote_verifier_hub> hub,
+                                     tracker_actor tracker) {
   return sys.spawn(
-      [hub](verifier_actor::stateful_pointer<remote_verifier_state> self)
+      [hub, tracker](verifier_actor::stateful_pointer<remote_verifier_state> self)
           -> verifier_actor::behavior_type {
         report_exceptions(self, "remote verifier hub");
         return {
-            [hub](verify_atom, std::vector<completion>& batch) { hub->submit(std::move(batch)); },
+            [hub, self, tracker](verify_atom, std::vector<completion>& batch,
+                                 uint32_t credit, generator_actor g) {
+              // Credit goes back at once: the batch may wait for a worker a while.
+              if (credit > 0) self->send(tracker, credit_atom::value, credit, std::move(g));
+              hub->submit(std::move(batch));
+            },
         };
       });
 }

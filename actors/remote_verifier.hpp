@@ -69,8 +69,10 @@ class remote_verifier_hub {
   std::unique_ptr<remote_hub> impl_;
 };
 
-/// A verifier actor that hands every batch to the hub (cooperative: submit never blocks).
+/// A verifier actor that hands every batch to the hub (cooperative: submit never blocks)
+/// and the credit that came with it straight back to `tracker`.
 verifier_actor spawn_remote_verifier(caf::actor_system& sys,
-                                     std::shared_ptr<remote_verifier_hub> hub);
+                                     std::shared_ptr<remote_verifier_hub> hub,
+                                     tracker_actor tracker);
 
 }  // namespace adarl

@@ -146,10 +146,171 @@ std::optional<error> read_verdicts(const json& j, std::vector<verdict>& out) {
   return std::nullopt;
 }
 
+/// 4-byte little-endian elements as MessagePack binary (exact floats, compact ids).
+template <class T>
+json::binary_t to_bin(const std::vector<T>& v) {
+  static_assert(sizeof(T) == 4);
+  std::vector<uint8_t> bytes(v.size() * 4);
+  if (!v.empty()) std::memcpy(bytes.data(), v.data(), bytes.size());
+  return json::binary_t(std::move(bytes));
+}
+
+template <class T>
+std::optional<error> from_bin(const json& x, const std::string& what, std::vector<T>& out) {
+  if (!x.is_binary() || x.get_binary().size() % 4 != 0)
+    return error{what + " is not binary of 4-byte elements"};
+  const auto& b = x.get_binary();
+  out.resize(b.size() / 4);
+  if (!b.empty()) std::memcpy(out.data(), b.data(), b.size());
+  return std::nullopt;
+}
+
+json order_array(const work_order& o) {
+  return json::array({o.step, o.slot, o.index, o.prompt_id, o.stream, o.eval_round, o.greedy,
+                      o.min_version});
+}
+
+/// Reads the 8 leading fields of an order array (orders, and the start of a completion).
+std::optional<error> read_order(const json& x, const std::string& at, work_order& o) {
+  if (!x.is_array() || x.size() < 8) return error{at + " is not an array of at least 8"};
+  auto u64 = [&](size_t i, uint64_t& out) -> bool {
+    if (!x[i].is_number_unsigned()) return false;
+    out = x[i].get<uint64_t>();
+    return true;
+  };
+  uint64_t slot = 0, index = 0, round = 0;
+  if (!u64(0, o.step) || !u64(1, slot) || !u64(2, index) || !u64(3, o.prompt_id) ||
+      !u64(4, o.stream) || !u64(5, round) || !x[6].is_boolean() || !u64(7, o.min_version) ||
+      slot > UINT32_MAX || index > UINT32_MAX || round > UINT32_MAX)
+    return error{at + " has a field of the wrong type"};
+  o.slot = uint32_t(slot);
+  o.index = uint32_t(index);
+  o.eval_round = uint32_t(round);
+  o.greedy = x[6].get<bool>();
+  return std::nullopt;
+}
+
+std::optional<error> read_orders(const json& j, remote_message& m) {
+  auto it = j.find("orders");
+  if (it == j.end() || !it->is_array()) return error{"orders: \"orders\" is not an array"};
+  for (size_t i = 0; i < it->size(); ++i) {
+    work_order o;
+    if (auto e = read_order((*it)[i], "orders: orders[" + std::to_string(i) + "]", o)) return e;
+    m.orders.push_back(o);
+  }
+  auto p = j.find("prompts");
+  if (p == j.end()) return std::nullopt;
+  if (!p->is_array()) return error{"orders: \"prompts\" is not an array"};
+  for (size_t i = 0; i < p->size(); ++i) {
+    const json& x = (*p)[i];
+    const std::string at = "orders: prompts[" + std::to_string(i) + "]";
+    if (!x.is_array() || x.size() != 2 || !x[0].is_number_unsigned())
+      return error{at + " is not [id, tokens]"};
+    remote_prompt r;
+    r.id = x[0].get<uint64_t>();
+    if (auto e = from_bin(x[1], at + " tokens", r.tokens)) return e;
+    m.prompts.push_back(std::move(r));
+  }
+  return std::nullopt;
+}
+
+std::optional<error> read_completions(const json& j, remote_message& m) {
+  auto it = j.find("completions");
+  if (it == j.end() || !it->is_array()) return error{"results: \"completions\" is not an array"};
+  for (size_t i = 0; i < it->size(); ++i) {
+    const json& x = (*it)[i];
+    const std::string at = "results: completions[" + std::to_string(i) + "]";
+    completion c;
+    if (auto e = read_order(x, at, c.order)) return e;
+    if (x.size() != 12 || !x[10].is_boolean() || !x[11].is_number_unsigned())
+      return error{at + " is not [order fields..., tokens, logprobs, ended, version]"};
+    if (auto e = from_bin(x[8], at + " tokens", c.tokens)) return e;
+    if (auto e = from_bin(x[9], at + " logprobs", c.logprobs)) return e;
+    if (c.logprobs.size() != c.tokens.size())
+      return error{at + ": " + std::to_string(c.tokens.size()) + " tokens but " +
+                   std::to_string(c.logprobs.size()) + " log-probs"};
+    c.ended = x[10].get<bool>();
+    c.version = x[11].get<uint64_t>();
+    m.completions.push_back(std::move(c));
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string encode_hello(uint32_t credit, const std::string& name) {
-  return pack({{"type", "hello"}, {"credit", credit}, {"name", name}});
+  return pack({{"type", "hello"}, {"role", "verify"}, {"credit", credit}, {"name", name}});
+}
+
+std::string encode_generate_hello(const std::string& name, uint32_t capacity) {
+  return pack({{"type", "hello"}, {"role", "generate"}, {"name", name}, {"capacity", capacity}});
+}
+
+std::string encode_refused(const std::string& reason) {
+  return pack({{"type", "refused"}, {"reason", reason}});
+}
+
+std::string encode_error(const std::string& reason) {
+  return pack({{"type", "error"}, {"reason", reason}});
+}
+
+std::string encode_setup(uint64_t session, const std::string& engine, double heartbeat) {
+  return pack({{"type", "setup"}, {"session", session}, {"engine", engine}, {"heartbeat", heartbeat}});
+}
+
+std::string encode_weights(uint64_t session, uint64_t version, uint32_t chunk, uint32_t chunks,
+                           uint64_t bytes, const std::string& hash, uint64_t chunk_hash) {
+  return pack({{"type", "weights"}, {"session", session}, {"version", version},
+               {"chunk", chunk}, {"chunks", chunks}, {"bytes", bytes}, {"hash", hash},
+               {"chunk_hash", chunk_hash}});
+}
+
+std::string encode_weights_path(uint64_t session, uint64_t version, const std::string& path,
+                                uint64_t bytes, const std::string& hash) {
+  return pack({{"type", "weights_path"}, {"session", session}, {"version", version},
+               {"path", path}, {"bytes", bytes}, {"hash", hash}});
+}
+
+std::string encode_weights_ok(uint64_t session, uint64_t version) {
+  return pack({{"type", "weights_ok"}, {"session", session}, {"version", version}});
+}
+
+std::string encode_weights_bad(uint64_t session, uint64_t version, const std::string& reason) {
+  return pack({{"type", "weights_bad"}, {"session", session}, {"version", version}, {"reason", reason}});
+}
+
+std::string encode_chunk_bad(uint64_t session, uint64_t version, uint32_t chunk,
+                             const std::string& reason) {
+  return pack({{"type", "chunk_bad"}, {"session", session}, {"version", version},
+               {"chunk", chunk}, {"reason", reason}});
+}
+
+std::string encode_orders(uint64_t session, const std::vector<work_order>& orders,
+                          const std::vector<remote_prompt>& prompts) {
+  json list = json::array(), known = json::array();
+  for (const auto& o : orders) list.push_back(order_array(o));
+  for (const auto& p : prompts) known.push_back(json::array({p.id, to_bin(p.tokens)}));
+  return pack({{"type", "orders"}, {"session", session}, {"orders", std::move(list)},
+               {"prompts", std::move(known)}});
+}
+
+std::string encode_results(uint64_t session, const std::vector<completion>& completions,
+                           uint32_t credit) {
+  json list = json::array();
+  for (const auto& c : completions) {
+    json x = order_array(c.order);
+    x.push_back(to_bin(c.tokens));
+    x.push_back(to_bin(c.logprobs));
+    x.push_back(c.ended);
+    x.push_back(c.version);
+    list.push_back(std::move(x));
+  }
+  return pack({{"type", "results"}, {"session", session}, {"credit", credit},
+               {"completions", std::move(list)}});
+}
+
+std::string encode_credit(uint64_t session, uint32_t n) {
+  return pack({{"type", "credit"}, {"session", session}, {"credit", n}});
 }
 
 std::string encode_heartbeat(double interval) {
@@ -203,13 +364,60 @@ result<remote_message> decode_remote(std::string_view bytes) {
   uint32_t v = 0;
   if (auto e = field(j, "message", "v", v)) return *e;
   if (v != remote_protocol_version)
-    return error{"protocol version " + std::to_string(v) + ", expected " +
+    return error{"protocol version " + std::to_string(v) + ", this side speaks " +
                  std::to_string(remote_protocol_version)};
   remote_message m;
   if (auto e = field(j, "message", "type", m.type)) return *e;
+  // Generation messages (and verify results, below) carry a session.
+  static const char* with_session[] = {"setup",      "weights",     "weights_path", "weights_ok",
+                                       "weights_bad", "chunk_bad",  "orders",       "results",
+                                       "credit"};
+  for (const char* t : with_session)
+    if (m.type == t)
+      if (auto e = field(j, m.type, "session", m.session)) return *e;
+  auto text = [&](const char* key, std::string& out) { return field(j, m.type, key, out); };
   if (m.type == "hello") {
+    if (auto it = j.find("role"); it != j.end())
+      if (auto e = text("role", m.role)) return *e;
+    if (m.role != "verify" && m.role != "generate")
+      return error{"hello: unknown role \"" + m.role + "\""};
+    if (m.role == "verify") {
+      if (auto e = field(j, m.type, "credit", m.credit)) return *e;
+    } else if (auto e = field(j, m.type, "capacity", m.capacity)) {
+      return *e;
+    }
+    if (auto e = text("name", m.name)) return *e;
+  } else if (m.type == "refused" || m.type == "error") {
+    if (auto e = text("reason", m.reason)) return *e;
+  } else if (m.type == "setup") {
+    if (auto e = text("engine", m.engine)) return *e;
+    if (auto e = field(j, m.type, "heartbeat", m.interval)) return *e;
+  } else if (m.type == "weights" || m.type == "weights_path") {
+    if (auto e = field(j, m.type, "version", m.version)) return *e;
+    if (auto e = field(j, m.type, "bytes", m.bytes)) return *e;
+    if (auto e = text("hash", m.hash)) return *e;
+    if (m.type == "weights_path") {
+      if (auto e = text("path", m.path)) return *e;
+    } else {
+      if (auto e = field(j, m.type, "chunk", m.chunk)) return *e;
+      if (auto e = field(j, m.type, "chunks", m.chunks)) return *e;
+      if (auto e = field(j, m.type, "chunk_hash", m.chunk_hash)) return *e;
+      if (m.chunk >= m.chunks) return error{"weights: chunk " + std::to_string(m.chunk) +
+                                            " of " + std::to_string(m.chunks)};
+    }
+  } else if (m.type == "weights_ok" || m.type == "weights_bad" || m.type == "chunk_bad") {
+    if (auto e = field(j, m.type, "version", m.version)) return *e;
+    if (m.type != "weights_ok")
+      if (auto e = text("reason", m.reason)) return *e;
+    if (m.type == "chunk_bad")
+      if (auto e = field(j, m.type, "chunk", m.chunk)) return *e;
+  } else if (m.type == "orders") {
+    if (auto e = read_orders(j, m)) return *e;
+  } else if (m.type == "results") {
     if (auto e = field(j, m.type, "credit", m.credit)) return *e;
-    if (auto e = field(j, m.type, "name", m.name)) return *e;
+    if (auto e = read_completions(j, m)) return *e;
+  } else if (m.type == "credit") {
+    if (auto e = field(j, m.type, "credit", m.credit)) return *e;
   } else if (m.type == "result") {
     if (auto e = field(j, m.type, "session", m.session)) return *e;
     if (auto e = field(j, m.type, "batch", m.batch)) return *e;

@@ -24,6 +24,7 @@ namespace {
 struct credit_line {
   generator_actor handle;
   uint32_t credit = 0;
+  bool gone = false;  ///< It ended (a remote worker lost): no more work for it.
 };
 
 /// A step's accepted samples waiting for their group, [prompt slot][sample index] (the
@@ -106,6 +107,10 @@ void dispatch(self_ptr self) {
   const uint64_t now = now_ns();
   while (!st.ready.empty()) {
     credit_line& g = st.generators[st.ready.front()];
+    if (g.gone || g.credit == 0) {
+      st.ready.pop_front();
+      continue;
+    }
     // Evaluation orders first, then the strategies' requests; the batch is allocated
     // only once there is work for it.
     const size_t from_eval = std::min<size_t>(g.credit, st.eval_queue.size());
@@ -154,6 +159,22 @@ void deliver(self_ptr self) {
   st.out.clear();
 }
 
+/// Records that generator g can take n more orders (work goes out at the next dispatch).
+void add_credit(self_ptr self, uint32_t n, const generator_actor& g) {
+  if (n == 0 || !g) return;
+  auto& s = self->state;
+  auto it = s.generator_index.find(g.address());  // find first: no node per message
+  if (it == s.generator_index.end()) {
+    it = s.generator_index.emplace(g.address(), s.generators.size()).first;
+    s.generators.push_back({g, 0});
+    self->monitor(g);  // a generator that ends takes no more work (see the down handler)
+  }
+  const size_t i = it->second;
+  if (s.generators[i].gone) return;
+  if (s.generators[i].credit == 0) s.ready.push_back(i);
+  s.generators[i].credit += n;
+}
+
 void on_scored(self_ptr self, std::vector<completion>& batch) {
   auto& st = self->state;
   std::vector<completion> eval;
@@ -189,20 +210,32 @@ tracker_actor::behavior_type tracker_fun(self_ptr self, tracker_setup setup) {
   st.setup = std::move(setup);
   const uint64_t tick = st.setup.tick_ns ? st.setup.tick_ns : st.setup.core.lease_ns / 4;
   self->delayed_send(self, std::chrono::nanoseconds(tick), tick_atom::value);
+  self->set_down_handler([=](caf::down_msg& dm) {
+    auto& s = self->state;
+    auto it = s.generator_index.find(dm.source);
+    if (it == s.generator_index.end()) return;
+    auto& g = s.generators[it->second];
+    g.gone = true;
+    g.credit = 0;  // dispatch skips it and drops it from `ready`
+  });
   return {
       [=](credit_atom, uint32_t n, generator_actor g) {
-        auto& s = self->state;
-        auto it = s.generator_index.find(g.address());  // find first: no node per message
-        if (it == s.generator_index.end()) {
-          it = s.generator_index.emplace(g.address(), s.generators.size()).first;
-          s.generators.push_back({g, 0});
-        }
-        const size_t i = it->second;
-        if (s.generators[i].credit == 0 && n > 0) s.ready.push_back(i);
-        s.generators[i].credit += n;
+        add_credit(self, n, g);
         dispatch(self);
       },
       [=](scored_atom, std::vector<completion>& batch) { on_scored(self, batch); },
+      [=](scored_atom, std::vector<completion>& batch, uint32_t n, generator_actor g) {
+        add_credit(self, n, g);  // dispatched by on_scored
+        on_scored(self, batch);
+      },
+      [=](reissue_atom, std::vector<work_order>& orders) {
+        auto& s = self->state;
+        for (auto it = orders.rbegin(); it != orders.rend(); ++it)
+          if (it->eval_round != 0) s.eval_queue.push_front(*it);
+        for (const auto& o : orders)
+          if (o.eval_round == 0) s.core->reissue_now(o.step, o.slot, o.index);
+        dispatch(self);
+      },
       [=](version_atom, uint64_t v) {
         auto& s = self->state;
         s.learner_version = std::max(s.learner_version, v);

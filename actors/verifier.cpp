@@ -30,12 +30,15 @@ verifier_actor::behavior_type verifier_fun(verifier_actor::stateful_pointer<veri
                                            verifier_setup setup) {
   report_exceptions(self, "verifier");
   return {
-      [=](verify_atom, std::vector<completion>& batch) {
+      [=](verify_atom, std::vector<completion>& batch, uint32_t credit, generator_actor g) {
         if (batch.size() > 1)
           tbb::parallel_for(size_t(0), batch.size(), [&](size_t i) { score(setup, batch[i]); });
         else
           for (auto& c : batch) score(setup, c);
-        self->send(setup.tracker, scored_atom::value, std::move(batch));
+        if (credit > 0)
+          self->send(setup.tracker, scored_atom::value, std::move(batch), credit, std::move(g));
+        else
+          self->send(setup.tracker, scored_atom::value, std::move(batch));
       },
   };
 }

@@ -209,6 +209,16 @@ uint32_t tracker_core::expire(uint64_t now_ns) {
   return n;
 }
 
+bool tracker_core::reissue_now(uint64_t step, prompt_slot slot, uint32_t index) {
+  open_step* s = find(step);
+  if (!s) return false;
+  lease* l = lease_of(*s, slot, index);
+  if (!l || l->state != lease_state::out) return false;
+  l->state = lease_state::queued;
+  reissue_.push_back({l->deadline, step, key_of(slot, index)});
+  return true;
+}
+
 void tracker_core::retire_through(uint64_t version) {
   while (!steps_.empty() && steps_.front().step < version && steps_.front().done)
     steps_.pop_front();

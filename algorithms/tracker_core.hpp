@@ -119,6 +119,9 @@ class tracker_core {
 
   /// Requeues requests whose lease ended before `now_ns`; returns how many.
   uint32_t expire(uint64_t now_ns);
+  /// Requeues one request now, as if its lease had ended (its generator is gone): true
+  /// when it was out and is queued again; false for one answered, queued or unknown.
+  bool reissue_now(uint64_t step, prompt_slot slot, uint32_t index);
 
   /// The learner reached `version` (trained steps < version): their state is dropped.
   void retire_through(uint64_t version);

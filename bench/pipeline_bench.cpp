@@ -124,8 +124,9 @@ generator_actor::behavior_type fast_generator(
     }
     st.answered += batch.size();
     st.last_sent = now_ns();
-    self->send(tracker, scored_atom::value, std::move(batch));
-    self->send(tracker, credit_atom::value, uint32_t(w.size()), generator_actor{self});
+    // Results and the credit they free in one message, as generators and verifiers send.
+    self->send(tracker, scored_atom::value, std::move(batch), uint32_t(w.size()),
+               generator_actor{self});
     if (st.answered >= limit) {
       caf::anon_send(sink, std::move(st.latencies), st.answered);
       st.latencies.clear();

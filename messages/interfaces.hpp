@@ -40,6 +40,7 @@ using start_atom = caf::atom_constant<caf::atom("start")>;
 using flush_atom = caf::atom_constant<caf::atom("flush")>;
 using status_atom = caf::atom_constant<caf::atom("status")>;
 using progress_atom = caf::atom_constant<caf::atom("progress")>;
+using reissue_atom = caf::atom_constant<caf::atom("reissue")>;
 
 /// A generator: owns a policy replica, pulls work with credits, decodes continuously.
 using generator_actor = caf::typed_actor<
@@ -52,9 +53,11 @@ using generator_actor = caf::typed_actor<
 
 /// A verifier: scores completions with their task's verifier and passes them on.
 using verifier_actor = caf::typed_actor<
-    // Scores a batch (reward and reason filled in) and sends it to the tracker; a
-    // verifier failure is a zero reward with a reason, never an error.
-    caf::reacts_to<verify_atom, std::vector<completion>>>;
+    // Scores a batch (reward and reason filled in) and sends it to the tracker with the
+    // credit its generator returns (credit n for generator g travels with the results:
+    // one message per batch, not two); a verifier failure is a zero reward with a
+    // reason, never an error. n may be 0 (no credit to return).
+    caf::reacts_to<verify_atom, std::vector<completion>, uint32_t, generator_actor>>;
 
 /// The metrics sink: JSONL and CSV per step, the progress line.
 using metrics_actor = caf::typed_actor<
@@ -93,8 +96,14 @@ using tracker_actor = caf::typed_actor<
     // Scored completions: training ones feed the strategy, evaluation ones go to the
     // evaluator.
     caf::reacts_to<scored_atom, std::vector<completion>>,
+    // The same, with credit n returned by generator g (the results' own generator):
+    // the results are taken first, then the credit, then work is handed out once.
+    caf::reacts_to<scored_atom, std::vector<completion>, uint32_t, generator_actor>,
     // The learner reached a version: the lag gate opens, trained steps are dropped.
     caf::reacts_to<version_atom, uint64_t>,
+    // Orders a lost generator held (a remote worker gone): handed out again at once,
+    // evaluation orders first; answers that still come for them count as duplicates.
+    caf::reacts_to<reissue_atom, std::vector<work_order>>,
     // Queues an evaluation round (id, version) over the held-out prompts; replies with
     // the number of orders queued.
     caf::replies_to<eval_atom, uint32_t, uint64_t>::with<uint32_t>,

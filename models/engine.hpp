@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "algorithms/result.hpp"
@@ -18,6 +19,12 @@ namespace adarl {
 struct policy_weights {
   virtual ~policy_weights() = default;
   uint64_t version = 0;  ///< Optimizer steps the learner had taken when they were made.
+  /// The weights as bytes for a generator in another process (read back by the same
+  /// kind of engine's weights_from_bytes). Deterministic: equal weights, equal bytes.
+  /// An error for weights that have no byte form. O(parameters).
+  virtual result<std::string> to_bytes() const {
+    return error{"these weights have no byte form"};
+  }
 };
 using weights_ptr = std::shared_ptr<const policy_weights>;
 
@@ -61,6 +68,14 @@ class generation_engine {
   virtual result<bool> load(const weights_ptr& weights) = 0;
   /// Version of the weights in use.
   virtual uint64_t version() const = 0;
+  /// Weights of this engine's kind from policy_weights::to_bytes() (a remote
+  /// generator's copy), tagged `version`. Malformed bytes or weights of another shape
+  /// are an error; the engine is unchanged either way (load() applies them).
+  virtual result<weights_ptr> weights_from_bytes(std::string_view bytes, uint64_t version) const {
+    (void)bytes;
+    (void)version;
+    return error{"this engine takes no weights as bytes"};
+  }
 };
 
 /// One sample the learner trains on.

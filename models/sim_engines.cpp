@@ -115,6 +115,14 @@ class sim_generator final : public generation_engine {
     rows_.erase(keep, rows_.end());
   }
 
+  result<weights_ptr> weights_from_bytes(std::string_view bytes, uint64_t version) const override {
+    auto policy = simulated_policy::parse(bytes);
+    if (!policy) return error{"sim generator: weights: " + policy.err().message};
+    auto w = std::make_shared<sim_weights>(std::move(*policy));
+    w->version = version;
+    return weights_ptr(std::move(w));
+  }
+
   result<bool> load(const weights_ptr& weights) override {
     if (!weights) return error{"sim generator: load(): null weights"};
     auto sim = std::dynamic_pointer_cast<const sim_weights>(weights);

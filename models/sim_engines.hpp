@@ -19,6 +19,8 @@ namespace adarl {
 struct sim_weights : policy_weights {
   explicit sim_weights(simulated_policy p) : policy(std::move(p)) {}
   simulated_policy policy;
+  /// policy.serialize() (exact: parse() restores every value bit for bit).
+  result<std::string> to_bytes() const override { return policy.serialize(); }
 };
 
 /// The prompts a simulated world answers. Prompt ids 0..answers.size()-1; the first

@@ -14,8 +14,8 @@ std::shared_ptr<const weight_snapshot> take_snapshot(transformer& model, uint64_
   return s;
 }
 
-result<bool> load_snapshot(transformer& model, const weight_snapshot& snapshot) {
-  auto named = model->named_parameters();
+result<bool> snapshot_fits(transformer& model, const weight_snapshot& snapshot) {
+  const auto named = model->named_parameters();
   if (named.size() != snapshot.params.size())
     return error{"snapshot has " + std::to_string(snapshot.params.size()) +
                  " parameters, the model " + std::to_string(named.size())};
@@ -26,6 +26,12 @@ result<bool> load_snapshot(transformer& model, const weight_snapshot& snapshot) 
       return error{"snapshot parameter \"" + name + "\" has shape " + c10::str(t.sizes()) +
                    ", the model " + c10::str(p->sizes())};
   }
+  return true;
+}
+
+result<bool> load_snapshot(transformer& model, const weight_snapshot& snapshot) {
+  if (auto ok = snapshot_fits(model, snapshot); !ok) return ok;
+  auto named = model->named_parameters();
   torch::NoGradGuard no_grad;
   for (const auto& [name, t] : snapshot.params) named[name].copy_(t);
   return true;
@@ -75,6 +81,8 @@ std::string serialize(const weight_snapshot& s) {
   }
   return out;
 }
+
+result<std::string> weight_snapshot::to_bytes() const { return serialize(*this); }
 
 result<weight_snapshot> deserialize(const std::string& bytes) {
   if (bytes.size() < 5 || bytes.compare(0, 5, kMagic) != 0)

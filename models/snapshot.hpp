@@ -22,10 +22,16 @@ namespace adarl {
 /// weights_ptr.
 struct weight_snapshot : policy_weights {
   std::vector<std::pair<std::string, torch::Tensor>> params;  ///< Name, CPU float32.
+  /// serialize(*this).
+  result<std::string> to_bytes() const override;
 };
 
 /// Copies the model's parameters (detached, contiguous, CPU) under `version`. O(params).
 std::shared_ptr<const weight_snapshot> take_snapshot(transformer& model, uint64_t version);
+
+/// True when the snapshot has the model's parameters with their shapes; otherwise an
+/// error naming the first missing or misshapen parameter. O(params).
+result<bool> snapshot_fits(transformer& model, const weight_snapshot& snapshot);
 
 /// Copies a snapshot into a model of the same shape; a missing name or a shape
 /// mismatch is an error naming the parameter, and the model is left unchanged then.

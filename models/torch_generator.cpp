@@ -65,6 +65,21 @@ class torch_generator final : public generation_engine {
 
   uint64_t version() const override { return version_; }
 
+  result<weights_ptr> weights_from_bytes(std::string_view bytes, uint64_t version) const override {
+    try {
+      auto snap = deserialize(std::string(bytes));
+      if (!snap) return snap.err();
+      snap->version = version;
+      // Checked against this model's shape now, so that a bad copy is refused at once.
+      auto model = model_;
+      if (auto ok = snapshot_fits(model, *snap); !ok)
+        return error{"torch generator: " + ok.err().message};
+      return weights_ptr(std::make_shared<const weight_snapshot>(std::move(*snap)));
+    } catch (const c10::Error& e) {
+      return error{std::string("torch generator: ") + e.what_without_backtrace()};
+    }
+  }
+
  private:
   struct row_info {
     uint64_t ticket = 0;

@@ -175,7 +175,7 @@ result<run_outcome> run_pipeline(const pipeline_config& c, prompt_table_ptr prom
     say(o, "remote verifiers: listening on " + hub->endpoint() +
                " (adarl worker verify --connect ENDPOINT" +
                (r.curve ? " --server-key '" + r.curve->public_key + "')" : std::string(")")));
-    scorers = {spawn_remote_verifier(sys, hub)};
+    scorers = {spawn_remote_verifier(sys, hub, tracker)};
     watch.watch(self, scorers.front(), "remote verifier hub");
   }
   std::vector<generator_actor> generators;

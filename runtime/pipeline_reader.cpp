@@ -104,9 +104,12 @@ void read_model(config_map m, policy_section& c) {
   if (!is_device(c.device))
     m.fail("device", "expected cpu or cuda:N, got \"" + c.device + "\"");
   m.get("base_checkpoint", c.base_checkpoint);
-  if (!c.base_checkpoint.empty() && !std::filesystem::exists(c.base_checkpoint))
+  // The error_code overloads: a name too long for the file system is reported, not thrown.
+  if (std::error_code ec;
+      !c.base_checkpoint.empty() && !std::filesystem::exists(c.base_checkpoint, ec))
     m.fail("base_checkpoint", "expected an existing checkpoint, got \"" +
-                                  c.base_checkpoint + "\" (not found)");
+                                  c.base_checkpoint + "\" (" +
+                                  (ec ? ec.message() : "not found") + ")");
   read_sim_model(m.child("sim"), c.sim);
   m.finish();
 }
@@ -134,9 +137,10 @@ void read_tasks(config_map m, tasks_section& c) {
       m.fail("suite",
              "expected one of " + known + " (or a dataset), got \"" + c.suite + "\"");
     }
-  } else if (!std::filesystem::is_regular_file(c.dataset)) {
-    m.fail("dataset",
-           "expected an existing JSONL file, got \"" + c.dataset + "\" (not found)");
+  } else if (std::error_code ec; !std::filesystem::is_regular_file(c.dataset, ec)) {
+    const bool missing = !ec || ec == std::errc::no_such_file_or_directory;
+    m.fail("dataset", "expected an existing JSONL file, got \"" + c.dataset + "\" (" +
+                          (missing ? "not found" : ec.message()) + ")");
   }
   double total = 0;
   for (double w : c.difficulty_mix) total += w;

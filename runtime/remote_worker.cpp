@@ -198,6 +198,8 @@ result<verify_worker_stats> run_verify_worker(const verify_worker_options& o,
         if (++stats.malformed <= 10) say(log, "worker " + name + ": skipped: " + m.err().message);
         continue;
       }
+      if (m->type == "refused")
+        return error{"worker " + name + ": refused by the run: " + m->reason};
       if (m->type == "verify") pool.add(std::move(*m));
       // The coordinator's heartbeat period: silent for several of them, it is gone.
       if (m->type == "heartbeat" && m->interval > 0) timeout = std::max(o.timeout, 4 * m->interval);

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 
 #include "pipelines/pipeline.hpp"
 #include "runtime/commands.hpp"
@@ -75,14 +76,49 @@ bool holds_a_run(const std::string& out) {
   return std::filesystem::file_size(out + "/metrics.jsonl", ec) > 0 && !ec;
 }
 
-/// The checkpoint to resume from, checked against the current config; "" with a
-/// message on stderr when it may not be used.
-std::string checked_resume(const run_args& a, const pipeline_config& c) {
+/// The state differences between the config a run (or checkpoint) was written under
+/// and the current one, printed; false when they forbid going on (no --resume-force).
+bool same_state(const run_args& a, const pipeline_config& c, const std::string& what,
+                const std::map<std::string, std::string>& saved) {
+  const auto diff = state_differences(saved, c.effective);
+  if (diff.empty()) return true;
+  std::cerr << "--resume: " << what
+            << " was written under another configuration of what its state means:\n";
+  for (const auto& d : diff) std::cerr << "  " << d << "\n";
+  if (!a.resume_force) {
+    std::cerr << "run the same configuration, or add --resume-force to continue anyway\n";
+    return false;
+  }
+  std::cerr << "--resume-force: continuing anyway\n";
+  return true;
+}
+
+/// How a --resume goes on.
+struct resume_plan {
+  bool ok = false;
+  std::string checkpoint;  ///< "" with ok: the run holds no checkpoint yet, start over.
+};
+
+/// The checkpoint to resume from, checked against the current config; not ok, with a
+/// message on stderr, when it may not be used. A run directory killed before its first
+/// checkpoint (metrics but no checkpoint) starts over in the same directory.
+resume_plan checked_resume(const run_args& a, const pipeline_config& c) {
   std::string note;
   auto ckpt = resolve_checkpoint(a.resume, &note);
   if (!ckpt) {
+    namespace fs = std::filesystem;
+    const bool any = fs::exists(a.resume + "/checkpoints/latest") ||
+                     fs::exists(a.resume + "/checkpoint.json");
+    if (!any && fs::exists(a.resume + "/metrics.jsonl")) {
+      auto saved = read_config_values(a.resume + "/config.json");
+      if (saved && !same_state(a, c, a.resume, *saved)) return {};
+      std::cerr << "--resume: " << a.resume
+                << " holds no checkpoint yet (stopped before its first): starting it again "
+                   "from the beginning\n";
+      return {true, ""};
+    }
     std::cerr << "--resume: " << ckpt.err().message << "\n";
-    return "";
+    return {};
   }
   if (!note.empty()) std::cerr << "--resume: " << note << "\n";
   auto saved = read_config_values(*ckpt + "/config.json");
@@ -90,22 +126,12 @@ std::string checked_resume(const run_args& a, const pipeline_config& c) {
     if (!a.resume_force) {
       std::cerr << "--resume: " << saved.err().message
                 << "; --resume-force continues without checking the config\n";
-      return "";
+      return {};
     }
-    return *ckpt;
+    return {true, *ckpt};
   }
-  const auto diff = state_differences(*saved, c.effective);
-  if (!diff.empty()) {
-    std::cerr << "--resume: " << *ckpt
-              << " was written under another configuration of what its state means:\n";
-    for (const auto& d : diff) std::cerr << "  " << d << "\n";
-    if (!a.resume_force) {
-      std::cerr << "run the same configuration, or add --resume-force to continue anyway\n";
-      return "";
-    }
-    std::cerr << "--resume-force: continuing anyway\n";
-  }
-  return *ckpt;
+  if (!same_state(a, c, *ckpt, *saved)) return {};
+  return {true, *ckpt};
 }
 
 int run_command(const run_args& a) {
@@ -129,12 +155,17 @@ int run_command(const run_args& a) {
   run_options o;
   o.log = &std::cerr;
   if (!a.resume.empty()) {
-    o.resume_from = checked_resume(a, c);
-    if (o.resume_from.empty()) return 2;
-    // The run continues in the directory its checkpoint belongs to (OUT/checkpoints/..).
-    const auto parent = std::filesystem::path(o.resume_from).parent_path();
-    if (parent.filename() == "checkpoints") c.out = parent.parent_path().string();
-    std::cout << "run: resuming from " << o.resume_from << " into " << c.out << "\n";
+    const auto plan = checked_resume(a, c);
+    if (!plan.ok) return 2;
+    o.resume_from = plan.checkpoint;
+    if (o.resume_from.empty()) {
+      c.out = a.resume;  // no checkpoint yet: the same directory, from the beginning
+    } else {
+      // The run continues in the directory its checkpoint belongs to (OUT/checkpoints/..).
+      const auto parent = std::filesystem::path(o.resume_from).parent_path();
+      if (parent.filename() == "checkpoints") c.out = parent.parent_path().string();
+      std::cout << "run: resuming from " << o.resume_from << " into " << c.out << "\n";
+    }
   } else if (holds_a_run(c.out)) {
     std::cerr << c.out << " already holds a run (metrics.jsonl): continue it with --resume "
               << c.out << ", or write this one elsewhere with out=DIR\n";

@@ -14,12 +14,13 @@ import argparse
 import os
 import signal
 import socket
+import sys
 import time
 
 import msgpack
 import zmq
 
-PROTOCOL = 1
+PROTOCOL = 2
 
 
 def score(item):
@@ -68,7 +69,7 @@ def connect(ctx, args, name):
         sock.curve_publickey = public
         sock.curve_secretkey = secret
     sock.connect(args.connect)
-    sock.send(pack({"type": "hello", "credit": args.credit, "name": name}))
+    sock.send(pack({"type": "hello", "role": "verify", "credit": args.credit, "name": name}))
     return sock
 
 
@@ -113,6 +114,10 @@ def main():
                 except (ValueError, msgpack.UnpackException) as e:
                     print(f"skipped a malformed message: {e}", flush=True)
                     continue
+                if isinstance(message, dict) and message.get("type") == "refused":
+                    print(f"worker {args.name}: refused by the run: {message.get('reason')}",
+                          flush=True)
+                    sys.exit(2)
                 if not isinstance(message, dict) or message.get("v") != PROTOCOL:
                     continue
                 if message.get("type") == "heartbeat" and message.get("interval"):

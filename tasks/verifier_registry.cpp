@@ -1,5 +1,7 @@
 #include "tasks/verifier_registry.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace adarl {
 
 void verifier_registry::add(std::unique_ptr<verifier> v) {
@@ -12,7 +14,11 @@ result<const verifier*> verifier_registry::find(const std::string& name) const {
   if (it != by_name_.end()) return static_cast<const verifier*>(it->second.get());
   std::string known;
   for (const auto& [k, v] : by_name_) known += (known.empty() ? "" : ", ") + k;
-  return error{"unknown verifier \"" + name + "\" (known: " + known + ")"};
+  // Quoted as a JSON string: a name from a dataset may hold a newline, and each line of
+  // a dataset's error message must name the file (tasks/dataset.hpp).
+  const std::string quoted =
+      nlohmann::json(name).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return error{"unknown verifier " + quoted + " (known: " + known + ")"};
 }
 
 std::vector<std::string> verifier_registry::names() const {

@@ -19,7 +19,9 @@ tracker_actor::behavior_type quiet_tracker(tracker_actor::pointer) {
   return {
       [](credit_atom, uint32_t, generator_actor) {},
       [](scored_atom, std::vector<completion>&) {},
+      [](scored_atom, std::vector<completion>&, uint32_t, generator_actor) {},
       [](version_atom, uint64_t) {},
+      [](reissue_atom, std::vector<work_order>&) {},
       [](eval_atom, uint32_t, uint64_t) -> uint32_t { return 0; },
       [](tick_atom) {},
       [](save_atom, const std::string&, int64_t) -> bool { return true; },
@@ -29,7 +31,7 @@ tracker_actor::behavior_type quiet_tracker(tracker_actor::pointer) {
 }
 
 verifier_actor::behavior_type forwarding_verifier(verifier_actor::pointer, caf::actor sink) {
-  return {[=](verify_atom, std::vector<completion>& batch) {
+  return {[=](verify_atom, std::vector<completion>& batch, uint32_t, generator_actor) {
     caf::anon_send(sink, verify_atom::value, std::move(batch));
   }};
 }

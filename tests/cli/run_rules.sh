@@ -42,6 +42,21 @@ got=$?
 expect 130 "continue with: adarl run $sim out=E tracker.steps=100000 actors.sim_latency.step_seconds=0.002 eval.every=1000 --resume E" out.txt
 grep -q "^run: stopped at version" out.txt || fail "no stop line"
 
+# Killed before its first checkpoint: --resume starts it again in the same directory.
+"$adarl" run "$sim" out=G tracker.steps=100000 actors.sim_latency.step_seconds=0.002 \
+  > out.txt 2> err.txt &
+pid=$!
+i=0
+while [ ! -s G/metrics.jsonl ]; do
+  i=$((i + 1)); [ $i -lt 3000 ] || fail "the run wrote no step"; sleep 0.01
+done
+kill -9 $pid
+wait $pid 2>/dev/null
+run run "$sim" out=G tracker.steps=3 --resume G
+expect 0 "run: finished at version 3" out.txt
+grep -q "holds no checkpoint yet" err.txt || fail "no word of starting again"
+[ "$(wc -l < G/metrics.jsonl)" = 3 ] || fail "the killed run's lines were kept"
+
 run run
 expect 2 "config is required" err.txt
 run replay --input x --no-such-flag

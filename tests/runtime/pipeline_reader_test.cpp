@@ -331,6 +331,22 @@ TEST(PipelineReaderTest, SelfReferringOverrideIsAnErrorNotACrash) {
   }
 }
 
+// Found with tests/fuzz/fuzz_pipeline_config: a file name longer than the file system
+// allows made std::filesystem throw out of the reader (and the run terminate).
+TEST(PipelineReaderTest, FileNameTooLongIsAnErrorNotAnException) {
+  const std::string name(300, 'd');
+  const auto dataset = error_of(quickstart, {"tasks.dataset=" + name});
+  EXPECT_NE(dataset.find("tasks.dataset: expected an existing JSONL file, got \"" + name +
+                         "\" (File name too long)"),
+            std::string::npos)
+      << dataset;
+  const auto checkpoint = error_of(quickstart, {"model.base_checkpoint=" + name});
+  EXPECT_NE(checkpoint.find("model.base_checkpoint: expected an existing checkpoint, got \"" +
+                            name + "\" (File name too long)"),
+            std::string::npos)
+      << checkpoint;
+}
+
 TEST(PipelineReaderTest, DeviceAcceptsCpuAndCudaN) {
   for (const std::string ok : {"cpu", "cuda:0", "cuda:12"}) {
     auto c = load_pipeline_config(quickstart, {"model.device=" + ok});

@@ -68,7 +68,7 @@ TEST(RemoteWireTest, DeeplyNestedFrameIsAnErrorNotACrash) {
   auto m = decode_remote(deep);
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.err().message, "MessagePack nested deeper than 16 levels");
-  nlohmann::json nested = {{"v", 1}, {"type", "bye"}};
+  nlohmann::json nested = {{"v", 2}, {"type", "bye"}};
   for (int i = 0; i < 15; ++i) nested["x"] = nlohmann::json{{"x", nested["x"]}};
   EXPECT_TRUE(decode_remote(pack(nested)).ok());  // 16 levels: read
   nested["x"] = nlohmann::json{{"x", nested["x"]}};
@@ -86,21 +86,21 @@ TEST(RemoteWireTest, BadMessagesAreErrorsNamingWhatIsWrong) {
   expect_error("\xc1garbage", "not MessagePack");
   expect_error(pack({1, 2}), "not a MessagePack map");
   expect_error(pack({{"type", "hello"}}), "missing \"v\"");
-  expect_error(pack({{"v", 2}, {"type", "hello"}}), "protocol version 2, expected 1");
-  expect_error(pack({{"v", 1}, {"type", "nope"}}), "unknown message type \"nope\"");
-  expect_error(pack({{"v", 1}, {"type", "hello"}, {"credit", -1}, {"name", "x"}}),
+  expect_error(pack({{"v", 1}, {"type", "hello"}}), "protocol version 1, this side speaks 2");
+  expect_error(pack({{"v", 2}, {"type", "nope"}}), "unknown message type \"nope\"");
+  expect_error(pack({{"v", 2}, {"type", "hello"}, {"credit", -1}, {"name", "x"}}),
                "hello: \"credit\" is not an unsigned integer below 2^32");
-  expect_error(pack({{"v", (1ull << 32) + 1}, {"type", "bye"}}),
-               "message: \"v\" is not an unsigned integer below 2^32");  // not read as 1
-  expect_error(pack({{"v", 1}, {"type", "result"}, {"batch", 1}}), "result: missing \"session\"");
-  expect_error(pack({{"v", 1}, {"type", "heartbeat"}, {"interval", -1}}),
+  expect_error(pack({{"v", (1ull << 32) + 2}, {"type", "bye"}}),
+               "message: \"v\" is not an unsigned integer below 2^32");  // not read as 2
+  expect_error(pack({{"v", 2}, {"type", "result"}, {"batch", 1}}), "result: missing \"session\"");
+  expect_error(pack({{"v", 2}, {"type", "heartbeat"}, {"interval", -1}}),
                "heartbeat: \"interval\" is not a positive number");
-  expect_error(pack({{"v", 1}, {"type", "verify"}, {"session", 1}, {"batch", 1},
+  expect_error(pack({{"v", 2}, {"type", "verify"}, {"session", 1}, {"batch", 1},
                      {"items", nlohmann::json::array({nlohmann::json{{"prompt", 3}}})}}),
                "items[0].prompt is not a string");
   // Unusable verdicts still name their batch, so that it can be scored again.
   auto problem = [](const nlohmann::json& rewards, const nlohmann::json& reasons) {
-    auto m = decode_remote(pack({{"v", 1}, {"type", "result"}, {"session", 5}, {"batch", 8},
+    auto m = decode_remote(pack({{"v", 2}, {"type", "result"}, {"session", 5}, {"batch", 8},
                                  {"rewards", rewards}, {"reasons", reasons}}));
     EXPECT_TRUE(m);
     if (!m) return std::string();
@@ -345,7 +345,7 @@ TEST_F(RemoteHubTest, MalformedMessagesAndWrongLengthResultsNeverLoseABatch) {
   // A reward out of range: that batch too is scored locally, never re-sent forever.
   hub->submit(batch(6, 2));
   const remote_message second = bad.next_verify();
-  bad.send(pack({{"v", 1}, {"type", "result"}, {"session", second.session},
+  bad.send(pack({{"v", 2}, {"type", "result"}, {"session", second.session},
                  {"batch", second.batch}, {"rewards", {1.5, 0}}, {"reasons", {"", "x"}}}));
   auto again = collect(1);
   EXPECT_EQ(again.count(6), 1u);

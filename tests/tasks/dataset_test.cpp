@@ -126,6 +126,19 @@ TEST_F(DatasetTest, UnknownVerifierListsTheKnownOnes) {
   EXPECT_EQ((*unchecked)[1].verifier, "mth");
 }
 
+// Found with tests/fuzz/fuzz_dataset: a verifier name holding a newline (written "\n" in
+// the JSON) broke the message across lines, one of which did not name the file.
+TEST_F(DatasetTest, UnknownVerifierNameIsQuotedOnOneLine) {
+  const auto registry = general_registry();
+  std::istringstream in(R"({"id": "a", "prompt": "p", "answer": "", "task": "t", )"
+                        R"("verifier": "gen\neral\""})");
+  const auto items = load_dataset(in, "d.jsonl", &registry);
+  ASSERT_FALSE(items.ok());
+  EXPECT_EQ(items.err().message,
+            R"(d.jsonl:1: field "verifier": unknown verifier "gen\neral\"" (known: general, )"
+            R"(general_ci))");
+}
+
 TEST_F(DatasetTest, StopsAfterTwentyProblems) {
   std::string text;
   for (int i = 0; i < 30; ++i) text += "{\"id\": \"x" + std::to_string(i) + "\"}\n";
