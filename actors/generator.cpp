@@ -29,6 +29,7 @@ struct generator_state {
   std::map<uint64_t, weights_ptr> weights;
   static constexpr size_t keep_versions = 3;
   uint32_t pinned = 0;  ///< Active evaluation rows: the weights may not change under them.
+  bool loaded = false;  ///< Weights of the run were loaded at least once.
   size_t next_verifier = 0;
   bool decode_scheduled = false;
   double busy = 0;                                    ///< Since the last load report.
@@ -41,6 +42,7 @@ using self_ptr = generator_actor::stateful_pointer<generator_state>;
 
 void load_weights(self_ptr self, const weights_ptr& w) {
   auto& st = self->state;
+  st.loaded = true;  // (a failure is told: retrying the same bytes would not help)
   if (auto ok = st.engine->load(w); !ok)
     caf::anon_send(st.setup.supervisor, "generator " + std::to_string(st.setup.index) +
                                             ": cannot load weights: " + ok.err().message);
@@ -58,8 +60,11 @@ void admit(self_ptr self) {
   for (int pass = 0; pass < 2; ++pass) {
     const uint64_t version = st.engine->version();
     std::optional<uint64_t> older;  // an evaluation of an older version waits first
-    for (auto it = st.queue.begin();
-         it != st.queue.end() && st.engine->active() < st.engine->capacity();) {
+    // An engine that starts without weights of the run (a remote worker's) admits
+    // nothing before the first version is loaded.
+    const bool may_admit = st.loaded || !st.setup.wait_for_weights;
+    for (auto it = st.queue.begin(); may_admit && it != st.queue.end() &&
+                                     st.engine->active() < st.engine->capacity();) {
       const bool eval = it->eval_round != 0;
       const uint64_t want = it->min_version;
       if (eval && want < version && st.weights.count(want)) {
@@ -76,8 +81,11 @@ void admit(self_ptr self) {
       generation_job job;
       job.ticket = st.next_ticket++;
       job.prompt_id = o.prompt_id;
-      if (o.prompt_id < st.setup.prompts->rows.size())
+      if (st.setup.prompt_tokens) {
+        if (auto tokens = st.setup.prompt_tokens(o.prompt_id)) job.prompt = *tokens;
+      } else if (st.setup.prompts && o.prompt_id < st.setup.prompts->rows.size()) {
         job.prompt = st.setup.prompts->rows[o.prompt_id].tokens;
+      }
       job.stream = o.stream;
       job.greedy = o.greedy;
       st.active.emplace(job.ticket, o);
@@ -88,8 +96,8 @@ void admit(self_ptr self) {
     if (older && st.engine->active() == 0)
       next = st.weights[*older];
     else if (!older && st.pinned == 0 && !st.weights.empty() &&
-             st.weights.rbegin()->first != version)
-      next = st.weights.rbegin()->second;
+             (st.weights.rbegin()->first != version || !st.loaded))
+      next = st.weights.rbegin()->second;  // the first weights load even at the same number
     if (!next) break;
     load_weights(self, next);  // then admit what the new weights may draw
   }
@@ -98,6 +106,15 @@ void admit(self_ptr self) {
     st.decode_scheduled = true;
     self->send(self, decode_atom::value);
   }
+}
+
+/// Keeps a version (the newest keep_versions) and admits what it may draw; the engine
+/// loads it when no evaluation row pins the current weights.
+void keep_weights(self_ptr self, weights_ptr w) {
+  auto& ws = self->state.weights;
+  ws[w->version] = std::move(w);
+  while (ws.size() > generator_state::keep_versions) ws.erase(ws.begin());
+  admit(self);
 }
 
 void report_load(self_ptr self) {
@@ -155,7 +172,7 @@ generator_actor::behavior_type generator_fun(self_ptr self, generator_setup setu
                                         engine.err().message);
     self->quit();
     return {[](work_atom, std::vector<work_order>&) {}, [](weights_atom, weights_ptr) {},
-            [](decode_atom) {}};
+            [](weights_atom, weight_bytes_ptr) {}, [](decode_atom) {}};
   }
   st.engine = std::move(*engine);
   const uint32_t cap = st.engine->capacity();
@@ -167,11 +184,15 @@ generator_actor::behavior_type generator_fun(self_ptr self, generator_setup setu
         q.insert(q.end(), orders.begin(), orders.end());
         admit(self);
       },
-      [=](weights_atom, weights_ptr w) {
-        auto& ws = self->state.weights;
-        ws[w->version] = std::move(w);
-        while (ws.size() > generator_state::keep_versions) ws.erase(ws.begin());
-        admit(self);  // loads them when no evaluation row pins the current ones
+      [=](weights_atom, weights_ptr w) { keep_weights(self, std::move(w)); },
+      [=](weights_atom, weight_bytes_ptr b) {
+        auto w = self->state.engine->weights_from_bytes(b->bytes, b->version);
+        if (w)
+          keep_weights(self, std::move(*w));
+        else
+          caf::anon_send(self->state.setup.supervisor,
+                         "generator " + std::to_string(self->state.setup.index) +
+                             ": cannot load weights: " + w.err().message);
       },
       [=](decode_atom) { decode(self); },
   };

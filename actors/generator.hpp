@@ -27,7 +27,14 @@ struct generator_setup {
   std::vector<verifier_actor> verifiers;  ///< Completions go round-robin to these.
   metrics_actor metrics;
   caf::actor supervisor;                  ///< Told (error string) if the engine fails.
+  /// Prompt tokens by prompt id when the prompts are not all known up front (a remote
+  /// generator learns them with its orders); unset = prompts->rows[id].tokens. Null for
+  /// an unknown id (the row finishes empty). Called on the generator's thread.
+  std::function<std::shared_ptr<const std::vector<int32_t>>(uint64_t)> prompt_tokens;
   uint32_t prefetch = 0;                  ///< Orders queued beyond capacity; 0 = capacity.
+  /// The engine starts without the run's weights (a remote worker's, built from a spec):
+  /// nothing is admitted until the first version arrives and is loaded.
+  bool wait_for_weights = false;
   double load_report_seconds = 0.1;       ///< Busy-time report period.
 };
 

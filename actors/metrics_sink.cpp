@@ -75,6 +75,15 @@ nlohmann::json step_json(const step_record& r, const metrics_totals& t,
   for (size_t k = 0; k < s.zero_reasons.size() && k < s.zero_counts.size(); ++k)
     reasons[s.zero_reasons[k]] = s.zero_counts[k];
   j["zero_reward_reasons"] = reasons;
+  if (const auto& c = t.cluster)
+    j["cluster"] = {{"workers", c->workers},
+                    {"workers_joined", c->joined},
+                    {"workers_lost", c->lost},
+                    {"orders_reissued", c->orders_reissued},
+                    {"stale_results", c->stale_results},
+                    {"weights_versions", c->weights_versions},
+                    {"weights_bytes", c->weights_bytes},
+                    {"weights_seconds", c->weights_seconds}};
   if (eval) {
     j["heldout_version"] = eval->version;
     if (eval->greedy_accuracy >= 0) j["heldout_greedy"] = eval->greedy_accuracy;
@@ -247,6 +256,7 @@ metrics_actor::behavior_type metrics_fun(self_ptr self, metrics_setup setup) {
         self->state.totals.busy_seconds += l.busy_seconds;
         self->state.totals.load_wall_seconds += l.wall_seconds;
       },
+      [=](cluster_atom, const cluster_stats& c) { self->state.totals.cluster = c; },
       [=](flush_atom) -> bool {
         auto& s = self->state;
         s.jsonl.flush();

@@ -22,6 +22,7 @@ struct metrics_totals {
   uint64_t results = 0;         ///< All results received (duplicates included), cumulative.
   double busy_seconds = 0;      ///< Generator busy time since the previous step line.
   double load_wall_seconds = 0; ///< Generator wall time over the same period.
+  std::optional<cluster_stats> cluster;  ///< Remote generators' counters, when there are.
   // Filled by resume_metrics:
   uint64_t last_step_samples = 0;  ///< Samples of the step that produced the version.
   bool evaluated = false;          ///< eval.jsonl already holds the version's evaluation.

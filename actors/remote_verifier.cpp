@@ -15,6 +15,7 @@
 #include "actors/failure.hpp"
 #include "actors/remote_wire.hpp"
 #include "actors/wake_fd.hpp"
+#include "actors/worker_socket.hpp"
 
 namespace adarl {
 
@@ -37,39 +38,15 @@ class remote_hub {
 
   std::optional<error> open() {
     if (!wake_.ok()) return error{"remote verifiers: eventfd failed"};
-    for (const auto& key : setup_.curve_clients) {
-      std::string bin(32, '\0');
-      if (!is_z85_key(key) || !zmq_z85_decode(reinterpret_cast<uint8_t*>(bin.data()), key.c_str()))
-        return error{"remote verifiers: \"" + key + "\" is not a Z85 public key"};
-      clients_.insert(bin);
-    }
-    try {
-      if (!clients_.empty()) {
-        if (!setup_.curve) return error{"remote verifiers: a client list needs the run's CURVE keys"};
-        // ZeroMQ asks this socket (RFC 27, ZAP) about each connection.
-        zap_ = zmq::socket_t(ctx_, zmq::socket_type::rep);
-        zap_.set(zmq::sockopt::linger, 0);
-        zap_.bind("inproc://zeromq.zap.01");
-      }
-      router_ = zmq::socket_t(ctx_, zmq::socket_type::router);
-      if (setup_.curve) {
-        router_.set(zmq::sockopt::curve_server, true);
-        router_.set(zmq::sockopt::curve_secretkey, setup_.curve->secret_key);
-      }
-      router_.set(zmq::sockopt::linger, 0);
-      router_.set(zmq::sockopt::router_handover, true);  // a reconnecting worker keeps its name
-      router_.set(zmq::sockopt::router_mandatory, true);  // an unreachable worker is an error
-      router_.set(zmq::sockopt::maxmsgsize, int64_t{64} << 20);  // a peer cannot exhaust memory
-      router_.bind(setup_.bind);
-      endpoint_ = router_.get(zmq::sockopt::last_endpoint);
-    } catch (const zmq::error_t& e) {
-      return error{"remote verifiers: cannot bind \"" + setup_.bind + "\": " + e.what()};
-    }
+    auto socket = worker_socket::open(
+        {setup_.bind, setup_.curve, setup_.curve_clients, "remote verifiers"});
+    if (!socket) return socket.err();
+    socket_ = std::move(*socket);
     io_ = std::thread([this] { loop(); });
     return std::nullopt;
   }
 
-  const std::string& endpoint() const { return endpoint_; }
+  const std::string& endpoint() const { return socket_->endpoint(); }
 
   void submit(std::vector<completion> batch) {
     if (stopping_) return;  // the run is over
@@ -98,14 +75,7 @@ class remote_hub {
   }
 
   /// False when the worker cannot be reached (gone, or its queue is full).
-  bool send(const std::string& id, const std::string& payload) {
-    try {
-      return router_.send(zmq::buffer(id), zmq::send_flags::sndmore | zmq::send_flags::dontwait) &&
-             router_.send(zmq::buffer(payload), zmq::send_flags::dontwait);
-    } catch (const zmq::error_t&) {
-      return false;
-    }
-  }
+  bool send(const std::string& id, const std::string& payload) { return socket_->send(id, payload); }
 
   std::string encode(uint64_t id, const std::vector<completion>& batch) const {
     std::vector<remote_item> items(batch.size());
@@ -125,7 +95,7 @@ class remote_hub {
     stats_.malformed = malformed_;
     stats_.bad_results = bad_results_;
     stats_.other_session = other_session_;
-    stats_.refused = refused_;
+    stats_.refused = refused_ + socket_->refused();
     stats_.workers = pool_.workers();
   }
 
@@ -224,11 +194,12 @@ class remote_hub {
       zmq::message_t id_frame, body;
       bool extra_frames = false;
       try {
-        if (!router_.recv(id_frame, zmq::recv_flags::dontwait)) return;
-        if (!id_frame.more() || !router_.recv(body, zmq::recv_flags::dontwait)) continue;
+        auto& router = socket_->router();
+        if (!router.recv(id_frame, zmq::recv_flags::dontwait)) return;
+        if (!id_frame.more() || !router.recv(body, zmq::recv_flags::dontwait)) continue;
         for (bool more = body.more(); more;) {  // extra frames: not the protocol; drained
           zmq::message_t extra;
-          if (!router_.recv(extra, zmq::recv_flags::dontwait)) break;
+          if (!router.recv(extra, zmq::recv_flags::dontwait)) break;
           more = extra.more();
           extra_frames = true;
         }
@@ -269,51 +240,21 @@ class remote_hub {
     }
   }
 
-  /// Answers one ZAP request: CURVE with a public key on the list, or refused.
-  void authenticate() {
-    std::vector<zmq::message_t> frames;
-    for (bool more = true; more;) {
-      zmq::message_t f;
-      if (!zap_.recv(f, zmq::recv_flags::dontwait)) return;
-      more = f.more();
-      frames.push_back(std::move(f));
-    }
-    // A REP socket must answer every request, a malformed one too (refused).
-    const bool curve = frames.size() >= 7 && frames[5].to_string_view() == "CURVE";
-    const bool ok = curve && clients_.count(frames[6].to_string()) > 0;
-    if (!ok && ++refused_ <= 10) {
-      // The offered public key (public: safe to print), for adding it to the list.
-      char z85[41] = {};
-      const bool key = curve && frames[6].size() == 32 &&
-                       zmq_z85_encode(z85, static_cast<const uint8_t*>(frames[6].data()), 32);
-      warn(std::string("refused a worker ") +
-           (key ? "with public key " + std::string(z85) + ": not on the client list"
-                : "without CURVE"));
-    }
-    const std::string status = ok ? "200" : "400";
-    const std::string text = ok ? "OK" : "public key not on the client list";
-    const std::string id = frames.size() >= 2 ? frames[1].to_string() : std::string();
-    zap_.send(zmq::str_buffer("1.0"), zmq::send_flags::sndmore);
-    zap_.send(zmq::buffer(id), zmq::send_flags::sndmore);
-    zap_.send(zmq::buffer(status), zmq::send_flags::sndmore);
-    zap_.send(zmq::buffer(text), zmq::send_flags::sndmore);
-    zap_.send(zmq::str_buffer(""), zmq::send_flags::sndmore);
-    zap_.send(zmq::str_buffer(""), zmq::send_flags::none);
-  }
-
   void loop() {
     while (!stopping_) {
       const double due = std::min(pool_.next_due(now()), 0.1);
-      zmq::pollitem_t items[] = {{router_.handle(), 0, ZMQ_POLLIN, 0},
+      auto* zap = socket_->zap();
+      zmq::pollitem_t items[] = {{socket_->router().handle(), 0, ZMQ_POLLIN, 0},
                                  {nullptr, wake_.fd(), ZMQ_POLLIN, 0},
-                                 {zap_.handle(), 0, ZMQ_POLLIN, 0}};
+                                 {zap ? zap->handle() : nullptr, 0, ZMQ_POLLIN, 0}};
       try {
-        zmq::poll(items, zap_ ? 3 : 2, std::chrono::milliseconds(int64_t(due * 1000) + 1));
+        zmq::poll(items, zap ? 3 : 2, std::chrono::milliseconds(int64_t(due * 1000) + 1));
       } catch (const zmq::error_t&) {
         continue;  // EINTR
       }
       try {
-        if (zap_ && (items[2].revents & ZMQ_POLLIN)) authenticate();
+        if (zap && (items[2].revents & ZMQ_POLLIN))
+          socket_->authenticate([this](const std::string& w) { warn(w); });
         if (items[1].revents & ZMQ_POLLIN) take_inbox();
         if (items[0].revents & ZMQ_POLLIN) receive();
         act(pool_.poll(now()));
@@ -325,10 +266,7 @@ class remote_hub {
   }
 
   remote_verifier_setup setup_;
-  zmq::context_t ctx_{1};
-  zmq::socket_t zap_;     ///< Bound only with a client list.
-  zmq::socket_t router_;
-  std::string endpoint_;
+  std::unique_ptr<worker_socket> socket_;
   wake_fd wake_;
   std::atomic<bool> stopping_{false};
   std::thread io_;
@@ -348,8 +286,7 @@ class remote_hub {
   uint64_t malformed_ = 0;
   uint64_t bad_results_ = 0;
   uint64_t other_session_ = 0;
-  uint64_t refused_ = 0;
-  std::set<std::string> clients_;  ///< Allowed public keys, 32 bytes each.
+  uint64_t refused_ = 0;  ///< Workers of another protocol version or role.
 };
 
 result<std::shared_ptr<remote_verifier_hub>> remote_verifier_hub::open(

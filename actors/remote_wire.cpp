@@ -259,10 +259,11 @@ std::string encode_setup(uint64_t session, const std::string& engine, double hea
 }
 
 std::string encode_weights(uint64_t session, uint64_t version, uint32_t chunk, uint32_t chunks,
-                           uint64_t bytes, const std::string& hash, uint64_t chunk_hash) {
+                           uint64_t offset, uint64_t bytes, const std::string& hash,
+                           uint64_t chunk_hash) {
   return pack({{"type", "weights"}, {"session", session}, {"version", version},
-               {"chunk", chunk}, {"chunks", chunks}, {"bytes", bytes}, {"hash", hash},
-               {"chunk_hash", chunk_hash}});
+               {"chunk", chunk}, {"chunks", chunks}, {"offset", offset}, {"bytes", bytes},
+               {"hash", hash}, {"chunk_hash", chunk_hash}});
 }
 
 std::string encode_weights_path(uint64_t session, uint64_t version, const std::string& path,
@@ -283,6 +284,10 @@ std::string encode_chunk_bad(uint64_t session, uint64_t version, uint32_t chunk,
                              const std::string& reason) {
   return pack({{"type", "chunk_bad"}, {"session", session}, {"version", version},
                {"chunk", chunk}, {"reason", reason}});
+}
+
+std::string encode_chunk_ok(uint64_t session, uint64_t version, uint32_t chunk) {
+  return pack({{"type", "chunk_ok"}, {"session", session}, {"version", version}, {"chunk", chunk}});
 }
 
 std::string encode_orders(uint64_t session, const std::vector<work_order>& orders,
@@ -369,9 +374,9 @@ result<remote_message> decode_remote(std::string_view bytes) {
   remote_message m;
   if (auto e = field(j, "message", "type", m.type)) return *e;
   // Generation messages (and verify results, below) carry a session.
-  static const char* with_session[] = {"setup",      "weights",     "weights_path", "weights_ok",
-                                       "weights_bad", "chunk_bad",  "orders",       "results",
-                                       "credit"};
+  static const char* with_session[] = {"setup",     "weights",  "weights_path", "weights_ok",
+                                       "weights_bad", "chunk_ok", "chunk_bad",    "orders",
+                                       "results",   "credit"};
   for (const char* t : with_session)
     if (m.type == t)
       if (auto e = field(j, m.type, "session", m.session)) return *e;
@@ -402,14 +407,17 @@ result<remote_message> decode_remote(std::string_view bytes) {
       if (auto e = field(j, m.type, "chunk", m.chunk)) return *e;
       if (auto e = field(j, m.type, "chunks", m.chunks)) return *e;
       if (auto e = field(j, m.type, "chunk_hash", m.chunk_hash)) return *e;
+      if (auto e = field(j, m.type, "offset", m.offset)) return *e;
+      if (m.offset > m.bytes) return error{"weights: offset beyond the version's bytes"};
       if (m.chunk >= m.chunks) return error{"weights: chunk " + std::to_string(m.chunk) +
                                             " of " + std::to_string(m.chunks)};
     }
-  } else if (m.type == "weights_ok" || m.type == "weights_bad" || m.type == "chunk_bad") {
+  } else if (m.type == "weights_ok" || m.type == "weights_bad" || m.type == "chunk_bad" ||
+             m.type == "chunk_ok") {
     if (auto e = field(j, m.type, "version", m.version)) return *e;
-    if (m.type != "weights_ok")
+    if (m.type == "weights_bad" || m.type == "chunk_bad")
       if (auto e = text("reason", m.reason)) return *e;
-    if (m.type == "chunk_bad")
+    if (m.type == "chunk_bad" || m.type == "chunk_ok")
       if (auto e = field(j, m.type, "chunk", m.chunk)) return *e;
   } else if (m.type == "orders") {
     if (auto e = read_orders(j, m)) return *e;

@@ -13,9 +13,9 @@
 // verify: worker hello {credit, name} / heartbeat / result {session, batch, rewards,
 //   reasons} / bye; coordinator verify {session, batch, items} / heartbeat {interval}.
 // generate: worker hello {name, capacity} / credit {session, n} / results {session,
-//   credit, completions} / weights_ok / weights_bad / chunk_bad / error / heartbeat /
+//   credit, completions} / chunk_ok / chunk_bad / weights_ok / weights_bad / error / heartbeat /
 //   bye; coordinator setup {session, engine, heartbeat} / weights {session, version,
-//   chunk, chunks, bytes, hash, chunk_hash} + data frame / weights_path {session,
+//   chunk, chunks, offset, bytes, hash, chunk_hash} + data frame / weights_path {session,
 //   version, path, bytes, hash} / orders {session, orders, prompts} / heartbeat.
 // The session is a random number per run (verify) or per worker connection (generate):
 // a late answer for another run's or connection's work is recognised and dropped.
@@ -65,6 +65,7 @@ struct remote_message {
   uint32_t chunk = 0;                ///< weights, chunk_bad: index of the chunk.
   uint32_t chunks = 0;               ///< weights: chunks of the version.
   uint64_t bytes = 0;                ///< weights, weights_path: the version's size.
+  uint64_t offset = 0;               ///< weights: where this chunk starts in the whole.
   std::string hash;                  ///< weights, weights_path: hex XXH3-128 of the whole.
   uint64_t chunk_hash = 0;           ///< weights: XXH3-64 of this chunk's data frame.
   std::string path;                  ///< weights_path: the file's name in the shared dir.
@@ -85,13 +86,15 @@ std::string encode_error(const std::string& reason);
 std::string encode_setup(uint64_t session, const std::string& engine, double heartbeat);
 /// The header frame of one weights chunk; the chunk's bytes follow in a frame of their own.
 std::string encode_weights(uint64_t session, uint64_t version, uint32_t chunk, uint32_t chunks,
-                           uint64_t bytes, const std::string& hash, uint64_t chunk_hash);
+                           uint64_t offset, uint64_t bytes, const std::string& hash,
+                           uint64_t chunk_hash);
 std::string encode_weights_path(uint64_t session, uint64_t version, const std::string& path,
                                 uint64_t bytes, const std::string& hash);
 std::string encode_weights_ok(uint64_t session, uint64_t version);
 std::string encode_weights_bad(uint64_t session, uint64_t version, const std::string& reason);
 std::string encode_chunk_bad(uint64_t session, uint64_t version, uint32_t chunk,
                              const std::string& reason);
+std::string encode_chunk_ok(uint64_t session, uint64_t version, uint32_t chunk);
 std::string encode_orders(uint64_t session, const std::vector<work_order>& orders,
                           const std::vector<remote_prompt>& prompts);
 std::string encode_results(uint64_t session, const std::vector<completion>& completions,

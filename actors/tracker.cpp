@@ -159,6 +159,26 @@ void deliver(self_ptr self) {
   st.out.clear();
 }
 
+/// A generator that ended or was lost gets no more work.
+void retire_generator(self_ptr self, const caf::actor_addr& a) {
+  auto& s = self->state;
+  auto it = s.generator_index.find(a);
+  if (it == s.generator_index.end()) return;
+  auto& g = s.generators[it->second];
+  g.gone = true;
+  g.credit = 0;  // dispatch skips it and drops it from `ready`
+}
+
+/// Hands out again at once what a lost generator held, evaluation orders first.
+void reissue(self_ptr self, const std::vector<work_order>& orders) {
+  auto& s = self->state;
+  for (auto it = orders.rbegin(); it != orders.rend(); ++it)
+    if (it->eval_round != 0) s.eval_queue.push_front(*it);
+  for (const auto& o : orders)
+    if (o.eval_round == 0) s.core->reissue_now(o.step, o.slot, o.index);
+  dispatch(self);
+}
+
 /// Records that generator g can take n more orders (work goes out at the next dispatch).
 void add_credit(self_ptr self, uint32_t n, const generator_actor& g) {
   if (n == 0 || !g) return;
@@ -210,14 +230,7 @@ tracker_actor::behavior_type tracker_fun(self_ptr self, tracker_setup setup) {
   st.setup = std::move(setup);
   const uint64_t tick = st.setup.tick_ns ? st.setup.tick_ns : st.setup.core.lease_ns / 4;
   self->delayed_send(self, std::chrono::nanoseconds(tick), tick_atom::value);
-  self->set_down_handler([=](caf::down_msg& dm) {
-    auto& s = self->state;
-    auto it = s.generator_index.find(dm.source);
-    if (it == s.generator_index.end()) return;
-    auto& g = s.generators[it->second];
-    g.gone = true;
-    g.credit = 0;  // dispatch skips it and drops it from `ready`
-  });
+  self->set_down_handler([=](caf::down_msg& dm) { retire_generator(self, dm.source); });
   return {
       [=](credit_atom, uint32_t n, generator_actor g) {
         add_credit(self, n, g);
@@ -228,13 +241,10 @@ tracker_actor::behavior_type tracker_fun(self_ptr self, tracker_setup setup) {
         add_credit(self, n, g);  // dispatched by on_scored
         on_scored(self, batch);
       },
-      [=](reissue_atom, std::vector<work_order>& orders) {
-        auto& s = self->state;
-        for (auto it = orders.rbegin(); it != orders.rend(); ++it)
-          if (it->eval_round != 0) s.eval_queue.push_front(*it);
-        for (const auto& o : orders)
-          if (o.eval_round == 0) s.core->reissue_now(o.step, o.slot, o.index);
-        dispatch(self);
+      [=](reissue_atom, std::vector<work_order>& orders) { reissue(self, orders); },
+      [=](reissue_atom, std::vector<work_order>& orders, generator_actor g) {
+        retire_generator(self, g.address());
+        reissue(self, orders);
       },
       [=](version_atom, uint64_t v) {
         auto& s = self->state;

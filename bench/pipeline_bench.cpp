@@ -148,6 +148,7 @@ generator_actor::behavior_type fast_generator(
         st.due.emplace(due, std::move(w));
       },
       [](weights_atom, weights_ptr) {},
+      [](weights_atom, weight_bytes_ptr) {},
       [=](decode_atom) {
         auto& st = self->state;
         const uint64_t now = now_ns();

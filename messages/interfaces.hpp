@@ -17,6 +17,7 @@
 // Weight snapshots travel in process only, as a shared pointer to immutable memory: one
 // copy for all generators. Across processes runtime/ sends their bytes instead.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(adarl::weights_ptr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(adarl::weight_bytes_ptr)
 
 namespace adarl {
 
@@ -41,6 +42,7 @@ using flush_atom = caf::atom_constant<caf::atom("flush")>;
 using status_atom = caf::atom_constant<caf::atom("status")>;
 using progress_atom = caf::atom_constant<caf::atom("progress")>;
 using reissue_atom = caf::atom_constant<caf::atom("reissue")>;
+using cluster_atom = caf::atom_constant<caf::atom("cluster")>;
 
 /// A generator: owns a policy replica, pulls work with credits, decodes continuously.
 using generator_actor = caf::typed_actor<
@@ -48,6 +50,8 @@ using generator_actor = caf::typed_actor<
     caf::reacts_to<work_atom, std::vector<work_order>>,
     // New weights; applied between decoding steps. Rows in flight continue with them.
     caf::reacts_to<weights_atom, weights_ptr>,
+    // New weights as bytes (a remote generator): read with the engine, then as above.
+    caf::reacts_to<weights_atom, weight_bytes_ptr>,
     // Internal: one decoding step of every active row, then scheduled again if busy.
     caf::reacts_to<decode_atom>>;
 
@@ -67,6 +71,8 @@ using metrics_actor = caf::typed_actor<
     caf::reacts_to<eval_atom, eval_report>,
     // A generator's busy time since its previous report.
     caf::reacts_to<load_atom, generator_load>,
+    // The remote generators' counters (cumulative); the next step line carries them.
+    caf::reacts_to<cluster_atom, cluster_stats>,
     // Flushes the files; replies true when written.
     caf::replies_to<flush_atom>::with<bool>>;
 
@@ -104,6 +110,9 @@ using tracker_actor = caf::typed_actor<
     // Orders a lost generator held (a remote worker gone): handed out again at once,
     // evaluation orders first; answers that still come for them count as duplicates.
     caf::reacts_to<reissue_atom, std::vector<work_order>>,
+    // The same, and generator g is gone: it gets no more work (orders already on their
+    // way to it come back through its hub).
+    caf::reacts_to<reissue_atom, std::vector<work_order>, generator_actor>,
     // Queues an evaluation round (id, version) over the held-out prompts; replies with
     // the number of orders queued.
     caf::replies_to<eval_atom, uint32_t, uint64_t>::with<uint32_t>,

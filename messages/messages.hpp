@@ -163,6 +163,26 @@ typename Inspector::result_type inspect(Inspector& f, tracker_status& x) {
            x.generated_through, x.in_flight, x.queued, x.waiting);
 }
 
+/// remote-generator hub -> metrics sink: the cluster's counters so far (cumulative).
+struct cluster_stats {
+  uint32_t workers = 0;            ///< Generator workers connected now.
+  uint64_t joined = 0;             ///< Workers that joined (reconnections included).
+  uint64_t lost = 0;               ///< Workers lost (silent, unreachable, failed, gone).
+  uint64_t orders_reissued = 0;    ///< Orders of lost workers handed out again.
+  uint64_t stale_results = 0;      ///< Results of an earlier connection, dropped.
+  uint64_t weights_versions = 0;   ///< Versions published.
+  uint64_t weights_bytes = 0;      ///< Bytes of weights sent, to all workers, re-sends too.
+  double weights_seconds = 0;      ///< The last version delivered: publish to the last
+                                   ///< connected worker's acknowledgement.
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, cluster_stats& x) {
+  return f(caf::meta::type_name("cluster_stats"), x.workers, x.joined, x.lost,
+           x.orders_reissued, x.stale_results, x.weights_versions, x.weights_bytes,
+           x.weights_seconds);
+}
+
 /// generator -> metrics sink: busy time since its previous report.
 struct generator_load {
   uint32_t generator = 0;

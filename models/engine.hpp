@@ -28,6 +28,14 @@ struct policy_weights {
 };
 using weights_ptr = std::shared_ptr<const policy_weights>;
 
+/// A policy version as bytes (policy_weights::to_bytes), as a remote generator receives
+/// it: its generator turns them into weights with its engine's weights_from_bytes.
+struct weight_bytes {
+  uint64_t version = 0;
+  std::string bytes;
+};
+using weight_bytes_ptr = std::shared_ptr<const weight_bytes>;
+
 /// One completion to draw.
 struct generation_job {
   uint64_t ticket = 0;          ///< Caller's id, returned with the result.

@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -15,6 +16,7 @@
 #include "actors/generator.hpp"
 #include "actors/learner.hpp"
 #include "actors/metrics_sink.hpp"
+#include "actors/remote_generator.hpp"
 #include "actors/remote_verifier.hpp"
 #include "actors/tracker.hpp"
 #include "actors/verifier.hpp"
@@ -39,22 +41,39 @@ void say(const run_options& o, const std::string& line) {
 
 }  // namespace
 
+engine_spec run_engine_spec(const pipeline_config& c, const prompt_table& prompts) {
+  engine_spec s;
+  s.capacity = c.actors.generator_capacity;
+  s.sampling = c.sampling;
+  if (c.policy.kind == policy_kind::simulated) {
+    s.kind = engine_spec::engine_kind::simulated;
+    s.world.model = c.policy.sim;
+    s.world.train = prompts.train;
+    s.world.seed = c.seed;
+    for (const auto& r : prompts.rows) s.world.answers.push_back(r.item.answer);
+    s.latency = c.actors.sim_latency;
+    s.latency.capacity = s.capacity;
+  } else {
+    s.model = c.policy.model;
+    s.charset = tokenizer::default_charset();
+    s.model.vocab_size = int32_t(s.charset.size()) + tokenizer::num_special;
+    s.init_seed = c.seed;
+  }
+  return s;
+}
+
+result<std::unique_ptr<generation_engine>> sim_engine_of(const engine_spec& spec) {
+  auto tok = tokenizer::from_charset(tokenizer::default_charset());
+  if (!tok) return tok.err();
+  return make_sim_generator(spec.world, spec.latency, *tok);
+}
+
 engine_factories sim_factories(const pipeline_config& c, prompt_table_ptr prompts) {
-  auto world = std::make_shared<sim_world>();
-  world->model = c.policy.sim;
-  world->train = prompts->train;
-  world->seed = c.seed;
-  for (const auto& r : prompts->rows) world->answers.push_back(r.item.answer);
-  auto latency = c.actors.sim_latency;
-  latency.capacity = c.actors.generator_capacity;
+  auto spec = std::make_shared<const engine_spec>(run_engine_spec(c, *prompts));
   engine_factories f;
-  f.generator = [world, latency](uint32_t) -> result<std::unique_ptr<generation_engine>> {
-    auto tok = tokenizer::from_charset(tokenizer::default_charset());
-    if (!tok) return tok.err();
-    return make_sim_generator(*world, latency, *tok);
-  };
-  f.learner = [world]() -> result<std::unique_ptr<learner_engine>> {
-    return make_sim_learner(*world);
+  f.generator = [spec](uint32_t) { return sim_engine_of(*spec); };
+  f.learner = [spec]() -> result<std::unique_ptr<learner_engine>> {
+    return make_sim_learner(spec->world);
   };
   return f;
 }
@@ -191,6 +210,39 @@ result<run_outcome> run_pipeline(const pipeline_config& c, prompt_table_ptr prom
     generators.push_back(spawn_generator(sys, std::move(gs)));
     watch.watch(self, generators.back(), "generator " + std::to_string(i));
   }
+  // Remote generators: workers join as generators while the run goes on; the learner
+  // sends its weights to the hub's actor, which delivers them to every worker.
+  std::shared_ptr<remote_generator_hub> gen_hub;
+  if (const auto& r = c.actors.remote_generators; !r.bind.empty()) {
+    remote_generator_setup gs;
+    gs.bind = r.bind;
+    gs.heartbeat = r.heartbeat;
+    gs.timeout = r.timeout;
+    gs.chunk_bytes = r.chunk_bytes;
+    gs.window = r.window;
+    gs.curve = r.curve;
+    gs.curve_clients = r.curve_clients;
+    gs.weights_path = c.weights_path;
+    gs.engine = encode_engine_spec(run_engine_spec(c, *prompts));
+    gs.prompts = prompts;
+    gs.tracker = tracker;
+    gs.verifiers = scorers;
+    gs.metrics = metrics;
+    gs.warn = [supervisor](const std::string& w) { caf::anon_send(supervisor, w); };
+    auto opened = remote_generator_hub::open(sys, std::move(gs));
+    if (!opened) {
+      if (hub) hub->close();
+      for (const auto& g : generators) self->send_exit(g, caf::exit_reason::user_shutdown);
+      stop_all({caf::actor_cast<caf::actor>(tracker), caf::actor_cast<caf::actor>(metrics)});
+      return opened.err();
+    }
+    gen_hub = std::move(*opened);
+    say(o, "remote generators: listening on " + gen_hub->endpoint() +
+               " (adarl worker generate --connect ENDPOINT" +
+               (r.curve ? " --server-key '" + r.curve->public_key + "')" : std::string(")")));
+    generators.push_back(spawn_remote_generators(sys, gen_hub));
+    watch.watch(self, generators.back(), "remote generator hub");
+  }
   auto evaluator = spawn_evaluator(sys, {prompts, c.eval.greedy, c.eval.samples, tracker, metrics});
   watch.watch(self, evaluator, "evaluator");
   learner_setup ls;
@@ -302,6 +354,17 @@ result<run_outcome> run_pipeline(const pipeline_config& c, prompt_table_ptr prom
   }
   self->request(metrics, std::chrono::seconds(30), flush_atom::value)
       .receive([](bool) {}, [](caf::error&) {});
+  if (gen_hub) {
+    gen_hub->close();  // its proxies end with it
+    const auto s = gen_hub->stats();
+    char mb[32];
+    std::snprintf(mb, sizeof mb, "%.1f", double(s.weights_bytes) / 1e6);
+    say(o, "remote generators: " + std::to_string(s.joined) + " workers joined, " +
+               std::to_string(s.lost) + " lost, " + std::to_string(s.orders_reissued) +
+               " orders re-issued, " + std::to_string(s.stale_results) +
+               " stale results dropped, " + mb + " MB of weights sent (" +
+               std::to_string(s.weights_versions) + " versions)");
+  }
   for (const auto& g : generators) self->send_exit(g, caf::exit_reason::user_shutdown);
   if (hub) {
     hub->close();  // before the verifiers and the tracker it sends to go away

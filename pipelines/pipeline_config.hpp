@@ -57,6 +57,20 @@ struct remote_verifiers_section {
   std::vector<std::string> curve_clients;    ///< Read from curve_clients_file.
 };
 
+/// `actors.remote_generators:` - generator workers on other machines (`adarl worker
+/// generate --connect ENDPOINT`), actors/remote_generator.hpp. Off while bind is "".
+struct remote_generators_section {
+  std::string bind;                ///< ZeroMQ endpoint to listen on, e.g. "tcp://*:5558".
+  double heartbeat = 0.5;          ///< Seconds between heartbeats to each worker.
+  double timeout = 10.0;           ///< A worker silent this long is lost.
+  uint32_t chunk_bytes = 4u << 20; ///< Weights chunk (frame) size.
+  uint32_t window = 4;             ///< Chunks in flight per worker.
+  std::string curve_keys_file;     ///< `curve_keys`: the run's CURVE key file.
+  std::string curve_clients_file;  ///< `curve_clients`: workers' public keys.
+  std::optional<curve_keys> curve;
+  std::vector<std::string> curve_clients;
+};
+
 /// `actors:` - how many of each and how big.
 struct actors_section {
   uint32_t generators = 1;
@@ -68,6 +82,9 @@ struct actors_section {
   /// With a bind endpoint every batch goes to remote workers; the local verifiers
   /// score what no worker takes in time.
   remote_verifiers_section remote_verifiers;
+  /// With a bind endpoint, workers join as generators beside the local ones (which may
+  /// then be 0).
+  remote_generators_section remote_generators;
   /// Simulated generators only; capacity is set from generator_capacity. (Qualified
   /// because the member has its type's name.)
   adarl::sim_latency sim_latency;
@@ -102,6 +119,9 @@ struct pipeline_config {
   learner_section learner;
   eval_section eval;
   std::string out = "runs/run";      ///< Output directory.
+  /// `weights.path`: remote generators read each policy version from this shared
+  /// directory (files the coordinator writes) instead of receiving its bytes.
+  std::string weights_path;
   uint64_t seed = 1;
   bool deterministic = false;        ///< Exact lag (DESIGN.md "Determinism").
   bool progress = true;              ///< One-line progress display on a terminal.

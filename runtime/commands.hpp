@@ -26,7 +26,11 @@ void add_run_command(CLI::App& app, int& exit_code);
 void add_compare_command(CLI::App& app, int& exit_code);
 /// `adarl report`: the report page of a run or a comparison (runtime/report_command.cpp).
 void add_report_command(CLI::App& app, int& exit_code);
-/// `adarl worker verify`: a remote verifier worker (runtime/worker_command.cpp).
-void add_worker_command(CLI::App& app, int& exit_code);
+/// `adarl worker verify|keygen`: a remote verifier worker, CURVE keys
+/// (runtime/worker_command.cpp). Returns the `worker` subcommand.
+CLI::App* add_worker_command(CLI::App& app, int& exit_code);
+/// `adarl worker generate`: a remote generator worker (runtime/worker_generate_command.cpp;
+/// links LibTorch for the transformer's engine).
+void add_worker_generate_command(CLI::App& worker, int& exit_code);
 
 }  // namespace adarl

@@ -16,6 +16,7 @@ namespace {
 bool runs_torch(int argc, char** argv) {
   if (argc < 2) return false;
   const std::string_view command = argv[1];
+  if (command == "worker") return argc > 2 && std::string_view(argv[2]) == "generate";
   return command == "run" || command == "sft" || command == "compare";
 }
 
@@ -35,7 +36,7 @@ int main(int argc, char** argv) {
   adarl::add_run_command(app, exit_code);
   adarl::add_compare_command(app, exit_code);
   adarl::add_report_command(app, exit_code);
-  adarl::add_worker_command(app, exit_code);
+  adarl::add_worker_generate_command(*adarl::add_worker_command(app, exit_code), exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -199,7 +199,9 @@ void read_latency(config_map m, sim_latency& l) {
   m.finish();
 }
 
-void read_remote(config_map m, remote_verifiers_section& r) {
+/// bind, curve_keys and curve_clients: the keys of both remote sections.
+template <class Section>
+void read_endpoint(config_map& m, Section& r) {
   m.get("bind", r.bind);
   // inproc:// would need the workers in this process's ZeroMQ context: not a remote.
   const bool known =
@@ -207,14 +209,6 @@ void read_remote(config_map m, remote_verifiers_section& r) {
   if (!known)
     m.fail("bind", "expected \"\" (off) or a ZeroMQ endpoint (tcp://HOST:PORT, ipc://PATH), got \"" +
                        r.bind + "\"");
-  auto& p = r.pool;
-  m.get("heartbeat", p.heartbeat, 0.001, 3600);
-  m.get("timeout", p.timeout, 0.001, max_seconds);
-  expect(m, "timeout", p.timeout > p.heartbeat,
-         "more seconds than heartbeat (" + text(p.heartbeat) + ")", p.timeout);
-  m.get("local_after", p.local_after, 0, max_seconds);
-  m.get("lease", p.lease, 0.001, max_seconds);
-  m.get("attempts", p.attempts, 1, 1000);
   // The key files are read here, once: a bad one is an error before anything starts.
   m.get("curve_keys", r.curve_keys_file);
   if (!r.curve_keys_file.empty()) {
@@ -228,11 +222,34 @@ void read_remote(config_map m, remote_verifiers_section& r) {
     else if (auto k = read_public_keys(r.curve_clients_file)) r.curve_clients = *k;
     else m.fail("curve_clients", k.err().message);
   }
+}
+
+void read_remote(config_map m, remote_verifiers_section& r) {
+  read_endpoint(m, r);
+  auto& p = r.pool;
+  m.get("heartbeat", p.heartbeat, 0.001, 3600);
+  m.get("timeout", p.timeout, 0.001, max_seconds);
+  expect(m, "timeout", p.timeout > p.heartbeat,
+         "more seconds than heartbeat (" + text(p.heartbeat) + ")", p.timeout);
+  m.get("local_after", p.local_after, 0, max_seconds);
+  m.get("lease", p.lease, 0.001, max_seconds);
+  m.get("attempts", p.attempts, 1, 1000);
+  m.finish();
+}
+
+void read_remote_generators(config_map m, remote_generators_section& r) {
+  read_endpoint(m, r);
+  m.get("heartbeat", r.heartbeat, 0.001, 3600);
+  m.get("timeout", r.timeout, 0.001, max_seconds);
+  expect(m, "timeout", r.timeout > r.heartbeat,
+         "more seconds than heartbeat (" + text(r.heartbeat) + ")", r.timeout);
+  m.get("chunk_bytes", r.chunk_bytes, 4096, 32u << 20);
+  m.get("window", r.window, 1, 1024);
   m.finish();
 }
 
 void read_actors(config_map m, actors_section& a) {
-  m.get("generators", a.generators, 1, max_actors);
+  m.get("generators", a.generators, 0, max_actors);
   m.get("generator_capacity", a.generator_capacity, 1, max_capacity);
   get_int(m, "generator_threads", a.generator_threads, 1, max_threads);
   m.get("verifiers", a.verifiers, 1, max_actors);
@@ -241,6 +258,10 @@ void read_actors(config_map m, actors_section& a) {
   read_latency(m.child("sim_latency"), a.sim_latency);
   a.sim_latency.capacity = a.generator_capacity;
   read_remote(m.child("remote_verifiers"), a.remote_verifiers);
+  read_remote_generators(m.child("remote_generators"), a.remote_generators);
+  if (a.generators == 0 && a.remote_generators.bind.empty())
+    m.fail("generators", "expected at least 1 without remote generators "
+                         "(actors.remote_generators.bind), got \"0\"");
   m.finish();
 }
 
@@ -351,6 +372,11 @@ result<pipeline_config> read_pipeline_config(const YAML::Node& root,
   top.get("deterministic", c.deterministic);
   top.get("progress", c.progress);
   top.get("stall_seconds", c.stall_seconds, 1, max_seconds);
+  {
+    config_map w = top.child("weights");
+    w.get("path", c.weights_path);
+    w.finish();
+  }
   read_model(top.child("model"), c.policy);
   read_sft(top.child("sft"), c.policy);
   read_tasks(top.child("tasks"), c.tasks);

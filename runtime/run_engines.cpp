@@ -66,6 +66,21 @@ engine_factories torch_factories(const pipeline_config& c, const std::string& ba
   return f;
 }
 
+result<std::unique_ptr<generation_engine>> engine_from_spec(const engine_spec& spec,
+                                                            const std::string& device,
+                                                            int32_t threads) {
+  if (spec.kind == engine_spec::engine_kind::simulated) return sim_engine_of(spec);
+  torch_generator_config g;
+  g.policy.model = spec.model;
+  g.policy.charset = spec.charset;
+  g.policy.device = device;
+  g.policy.threads = threads;
+  g.policy.init_seed = spec.init_seed;
+  g.capacity = spec.capacity;
+  g.sampling = spec.sampling;
+  return make_torch_generator(g);
+}
+
 result<bool> check_device(const pipeline_config& c) {
   if (c.policy.kind == policy_kind::simulated) return true;
   auto d = parse_device(c.policy.device);

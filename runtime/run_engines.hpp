@@ -23,6 +23,13 @@ engine_factories torch_factories(const pipeline_config& c, const std::string& ba
 /// validation of a config before anything starts; no-op for simulated runs.
 result<bool> check_device(const pipeline_config& c);
 
+/// The generation engine of a spec a run sent to a worker (`adarl worker generate`):
+/// the simulated one, or the transformer on `device` with `threads` torch threads (its
+/// weights come from the run before any order). A bad device or shape is an error.
+result<std::unique_ptr<generation_engine>> engine_from_spec(const engine_spec& spec,
+                                                            const std::string& device,
+                                                            int32_t threads);
+
 /// The engines of any run: the simulated ones for model.kind simulated (answers from
 /// `prompts`), else the transformer's from base_checkpoint().
 result<engine_factories> run_engines(const pipeline_config& c, prompt_table_ptr prompts,

@@ -142,7 +142,7 @@ seed_run run_seed(const simulate_config& config, const strategy_config& strategy
   return run;
 }
 
-std::optional<uint64_t> samples_to_target(std::span<const curve_point> curve,
+std::optional<uint64_t> samples_to_target(std::span<const sim_curve_point> curve,
                                           double target) {
   for (const auto& p : curve)
     if (p.train_pass_rate >= target) return p.samples;
@@ -175,7 +175,7 @@ std::optional<double> median_ratio(std::span<const std::optional<uint64_t>> base
   return (ratios[(n - 1) / 2] + ratios[n / 2]) / 2.0;
 }
 
-std::optional<uint64_t> steps_to_target(std::span<const curve_point> curve,
+std::optional<uint64_t> steps_to_target(std::span<const sim_curve_point> curve,
                                         double target) {
   for (size_t i = 0; i < curve.size(); ++i)
     if (curve[i].train_pass_rate >= target) return i + 1;

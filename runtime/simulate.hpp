@@ -32,8 +32,10 @@ struct simulate_config {
   std::vector<named_strategy> strategies;
 };
 
-/// The state of one run after one training step.
-struct curve_point {
+/// The state of one run after one training step. Not algorithms/convergence.hpp's
+/// curve_point (x, y): two types of one name in namespace adarl broke the one
+/// definition rule, and std::vector of one was built with the other's size.
+struct sim_curve_point {
   uint64_t step = 0;
   uint64_t samples = 0;               ///< Cumulative samples after this step.
   double train_pass_rate = 0;         ///< Exact mean p_x over training prompts.
@@ -45,7 +47,7 @@ struct curve_point {
 /// One strategy on one seed.
 struct seed_run {
   uint64_t seed = 0;
-  std::vector<curve_point> curve;
+  std::vector<sim_curve_point> curve;
   std::optional<uint64_t> samples_to_target;  ///< nullopt: target never reached.
   std::optional<uint64_t> steps_to_target;    ///< Training steps to get there.
   uint64_t groups = 0;                        ///< Finished groups, dropped ones included.
@@ -83,11 +85,11 @@ std::vector<strategy_result> run_simulation(const simulate_config& config,
                                             unsigned threads = 0);
 
 /// Cumulative samples after the first step whose train pass rate is >= target.
-std::optional<uint64_t> samples_to_target(std::span<const curve_point> curve,
+std::optional<uint64_t> samples_to_target(std::span<const sim_curve_point> curve,
                                           double target);
 
 /// Training steps (1-based) up to the first step whose train pass rate is >= target.
-std::optional<uint64_t> steps_to_target(std::span<const curve_point> curve, double target);
+std::optional<uint64_t> steps_to_target(std::span<const sim_curve_point> curve, double target);
 
 /// Median with nullopt read as +infinity (a run that never got there); for an even
 /// count the mean of the two middle values. nullopt when the median is infinite or the

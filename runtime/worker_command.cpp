@@ -10,7 +10,7 @@
 
 namespace adarl {
 
-void add_worker_command(CLI::App& app, int& exit_code) {
+CLI::App* add_worker_command(CLI::App& app, int& exit_code) {
   auto* worker = app.add_subcommand(
       "worker", "Serve a run from another process or machine over ZeroMQ");
   auto o = std::make_shared<verify_worker_options>();
@@ -62,10 +62,11 @@ void add_worker_command(CLI::App& app, int& exit_code) {
   });
   worker->callback([worker, &exit_code] {
     if (worker->get_subcommands().empty()) {
-      std::cerr << "adarl worker: expected a subcommand: verify or keygen (see --help)\n";
+      std::cerr << "adarl worker: expected a subcommand: verify, generate or keygen (see --help)\n";
       exit_code = 2;
     }
   });
+  return worker;
 }
 
 }  // namespace adarl

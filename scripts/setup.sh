@@ -20,6 +20,7 @@ packages=(
   libjemalloc-dev                 # allocator of the executables (cross-thread frees)
   libpcre2-dev                    # tokenizer.json pre-tokenizer regexes (models/regex_splitter)
   libicu-dev                      # NFC and Unicode properties for the tokenizer (models/)
+  libxxhash-dev                   # XXH3 content hashes of weights sent to remote generators
   clang libclang-rt-14-dev        # fuzzing (scripts/fuzz.sh): clang 14, libFuzzer, ASan, UBSan
   libomp-14-dev                   # OpenMP for clang: the fuzz build configures the project with it
   python3

@@ -33,11 +33,12 @@ fi
 bash scripts/setup.sh
 jobs=$(nproc 2>/dev/null || echo 2)
 supp=$PWD/tests/sanitizers
-# UBSan is fatal at compile time (-fno-sanitize-recover); ASan stops at its first report;
-# LSan runs at every test process's exit. TSan reports all races, then exits with 66.
+# UBSan is fatal at compile time (-fno-sanitize-recover), its null check through
+# halt_on_error; ASan stops at its first report; LSan runs at every test process's exit.
+# TSan reports every race, then exits with 66. tests/sanitizers/*.supp say why each is there.
 export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:strict_init_order=1:detect_stack_use_after_return=1
 export LSAN_OPTIONS=suppressions=$supp/lsan.supp:print_suppressions=0
-export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export UBSAN_OPTIONS=suppressions=$supp/ubsan.supp:print_stacktrace=1:halt_on_error=1
 export TSAN_OPTIONS=suppressions=$supp/tsan.supp:print_suppressions=0:second_deadlock_stack=1:history_size=4
 
 # sanitizer_build DIR KIND TARGET...: configures DIR with ADARL_SANITIZE=KIND (-O1 with

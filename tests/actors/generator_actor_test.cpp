@@ -22,6 +22,7 @@ tracker_actor::behavior_type quiet_tracker(tracker_actor::pointer) {
       [](scored_atom, std::vector<completion>&, uint32_t, generator_actor) {},
       [](version_atom, uint64_t) {},
       [](reissue_atom, std::vector<work_order>&) {},
+      [](reissue_atom, std::vector<work_order>&, generator_actor) {},
       [](eval_atom, uint32_t, uint64_t) -> uint32_t { return 0; },
       [](tick_atom) {},
       [](save_atom, const std::string&, int64_t) -> bool { return true; },

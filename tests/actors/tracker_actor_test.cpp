@@ -33,6 +33,7 @@ generator_actor::behavior_type forwarding_generator(generator_actor::pointer, ca
         caf::anon_send(sink, work_atom::value, std::move(w));
       },
       [](weights_atom, weights_ptr) {},
+      [](weights_atom, weight_bytes_ptr) {},
       [](decode_atom) {},
   };
 }

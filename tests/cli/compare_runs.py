@@ -3,16 +3,19 @@
 
 usage: compare_runs.py RUN_A RUN_B [CHECKPOINT_FILE ...]
 
-Compares metrics.jsonl line by line without the durations and without the held-out
+Compares metrics.jsonl line by line without the durations, without the held-out
 fields a step line picks up from whichever evaluation finished before it (a matter of
-timing; eval.jsonl holds every evaluation and is compared whole, without its seconds),
+timing; eval.jsonl holds every evaluation and is compared whole, without its seconds)
+and without what lost work costs (the remote generators' counters, re-issued orders,
+duplicate answers and the results that include them: which workers came and went),
 then each named file of the final checkpoint byte for byte. Prints what differs.
 """
 import json
 import sys
 
 TIMING = {"time_generation", "time_train", "time_wait", "time_publish", "time_step",
-          "elapsed", "generator_busy", "heldout_greedy", "heldout_sampled", "heldout_version"}
+          "elapsed", "generator_busy", "heldout_greedy", "heldout_sampled", "heldout_version",
+          "cluster", "results", "duplicates", "reissued"}
 
 
 def lines(path):

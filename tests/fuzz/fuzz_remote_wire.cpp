@@ -22,7 +22,8 @@ using adarl::remote_message;
 const char* const kKinds[] = {"hello",     "heartbeat",   "bye",        "result",
                               "verify",    "refused",     "error",      "setup",
                               "weights",   "weights_path", "weights_ok", "weights_bad",
-                              "chunk_bad", "orders",      "results",    "credit"};
+                              "chunk_bad", "chunk_ok",    "orders",     "results",
+                              "credit"};
 
 // The frame the sender of `m` would have written.
 std::string encode(const remote_message& m) {
@@ -39,13 +40,14 @@ std::string encode(const remote_message& m) {
   if (t == "error") return encode_error(m.reason);
   if (t == "setup") return encode_setup(m.session, m.engine, m.interval);
   if (t == "weights")
-    return encode_weights(m.session, m.version, m.chunk, m.chunks, m.bytes, m.hash,
+    return encode_weights(m.session, m.version, m.chunk, m.chunks, m.offset, m.bytes, m.hash,
                           m.chunk_hash);
   if (t == "weights_path")
     return encode_weights_path(m.session, m.version, m.path, m.bytes, m.hash);
   if (t == "weights_ok") return encode_weights_ok(m.session, m.version);
   if (t == "weights_bad") return encode_weights_bad(m.session, m.version, m.reason);
   if (t == "chunk_bad") return encode_chunk_bad(m.session, m.version, m.chunk, m.reason);
+  if (t == "chunk_ok") return encode_chunk_ok(m.session, m.version, m.chunk);
   if (t == "orders") return encode_orders(m.session, m.orders, m.prompts);
   if (t == "results") return encode_results(m.session, m.completions, m.credit);
   if (t == "credit") return encode_credit(m.session, m.credit);
@@ -58,7 +60,7 @@ void check_decoded(const remote_message& m) {
   FUZZ_CHECK(m.problem.empty() || m.verdicts.empty(), m.problem);
   if (m.type == "heartbeat") FUZZ_CHECK(m.interval >= 0, "interval");
   if (m.type == "hello") FUZZ_CHECK(m.role == "verify" || m.role == "generate", m.role);
-  if (m.type == "weights") FUZZ_CHECK(m.chunk < m.chunks, "chunk < chunks");
+  if (m.type == "weights") FUZZ_CHECK(m.chunk < m.chunks && m.offset <= m.bytes, "chunk, offset");
   for (const auto& c : m.completions)
     FUZZ_CHECK(c.tokens.size() == c.logprobs.size(), "one log-prob per token");
   if (!m.problem.empty()) return;  // a result whose verdicts are unusable: not re-sent
@@ -98,6 +100,7 @@ remote_message make(FuzzedDataProvider& in) {
   m.capacity = in.ConsumeIntegral<uint32_t>();
   m.version = in.ConsumeIntegral<uint64_t>();
   m.bytes = in.ConsumeIntegral<uint64_t>();
+  m.offset = in.ConsumeIntegralInRange<uint64_t>(0, m.bytes);
   m.chunk_hash = in.ConsumeIntegral<uint64_t>();
   m.chunks = in.ConsumeIntegralInRange<uint32_t>(1, UINT32_MAX);
   m.chunk = in.ConsumeIntegralInRange<uint32_t>(0, m.chunks - 1);

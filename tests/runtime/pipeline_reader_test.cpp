@@ -189,7 +189,7 @@ TEST(PipelineReaderTest, BadValuesAreAllReportedWithTheirKeys) {
       quickstart + ": tracker.lease_seconds: expected a number in [0.001, 604800], got \"0\"",
       quickstart + ": sampling.temperature: expected a number > 0, got \"0\"",
       quickstart + ": sampling.top_p: expected 0 < top_p <= 1, got \"2\"",
-      quickstart + ": actors.generators: expected an integer in [1, 4096], got \"0\"",
+      quickstart + ": actors.generators: expected at least 1 without remote generators (actors.remote_generators.bind), got \"0\"",
       quickstart + ": learner.micro_batch: expected an integer in [1, 65536], got \"0\"",
   };
   EXPECT_EQ(e, want);

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "algorithms/convergence.hpp"
 #include "runtime/simulate_config.hpp"
 #include "runtime/simulate_output.hpp"
 
@@ -45,8 +46,8 @@ std::string read_text(const std::string& file) {
   return s.str();
 }
 
-curve_point at(uint64_t samples, double train) {
-  curve_point p;
+sim_curve_point at(uint64_t samples, double train) {
+  sim_curve_point p;
   p.samples = samples;
   p.train_pass_rate = train;
   return p;
@@ -115,8 +116,8 @@ TEST(SimulateTest, TheOptimizerChoiceReachesTheRunAndTheHeader) {
 }
 
 TEST(SimulateTest, SamplesToTargetIsTheFirstStepAtOrAboveIt) {
-  const std::vector<curve_point> curve{at(100, 0.30), at(200, 0.49), at(300, 0.50),
-                                       at(400, 0.45), at(500, 0.60)};
+  const std::vector<sim_curve_point> curve{at(100, 0.30), at(200, 0.49), at(300, 0.50),
+                                           at(400, 0.45), at(500, 0.60)};
   EXPECT_EQ(samples_to_target(curve, 0.5), 300u);
   EXPECT_EQ(samples_to_target(curve, 0.3), 100u);
   EXPECT_EQ(samples_to_target(curve, 0.55), 500u);
@@ -126,6 +127,23 @@ TEST(SimulateTest, SamplesToTargetIsTheFirstStepAtOrAboveIt) {
   EXPECT_EQ(steps_to_target(curve, 0.5), 3u);
   EXPECT_EQ(steps_to_target(curve, 0.3), 1u);
   EXPECT_FALSE(steps_to_target(curve, 0.61).has_value());
+}
+
+// simulate's curve and compare's convergence curve in one translation unit: this compiles
+// only while their point types have different names (one name was an ODR violation that
+// ASan caught as a heap overflow in run_seed), and both find the same first reach.
+TEST(SimulateTest, SamplesToTargetAgreesWithConvergenceFirstReach) {
+  const std::vector<sim_curve_point> curve{at(100, 0.30), at(200, 0.49), at(300, 0.50),
+                                           at(400, 0.45), at(500, 0.60)};
+  std::vector<curve_point> xy;
+  for (const auto& p : curve)
+    xy.push_back({static_cast<double>(p.samples), p.train_pass_rate});
+  for (double target : {0.3, 0.5, 0.55, 0.61}) {
+    const auto a = samples_to_target(curve, target);
+    const auto b = first_reach(xy, target);
+    ASSERT_EQ(a.has_value(), b.has_value()) << target;
+    if (a) EXPECT_DOUBLE_EQ(static_cast<double>(*a), *b) << target;
+  }
 }
 
 TEST(SimulateTest, MedianReadsNeverAsInfinity) {
