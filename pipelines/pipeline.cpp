@@ -16,8 +16,6 @@
 #include "actors/generator.hpp"
 #include "actors/learner.hpp"
 #include "actors/metrics_sink.hpp"
-#include "actors/remote_generator.hpp"
-#include "actors/remote_verifier.hpp"
 #include "actors/tracker.hpp"
 #include "actors/verifier.hpp"
 #include "models/sim_engines.hpp"
@@ -173,29 +171,28 @@ result<run_outcome> run_pipeline(const pipeline_config& c, prompt_table_ptr prom
     for (const auto& v : verifiers) self->send_exit(v, caf::exit_reason::user_shutdown);
     for (const auto& a : extra) self->send_exit(a, caf::exit_reason::user_shutdown);
   };
-  // Remote workers: every batch goes through the hub; the local verifiers are its fallback.
-  std::shared_ptr<remote_verifier_hub> hub;
+  // Parts outside this process (remote workers): they may put hubs in front of the
+  // local verifiers and add generators.
+  std::unique_ptr<cluster_parts> cluster = o.cluster ? o.cluster() : nullptr;
+  cluster_context cc;
+  cc.sys = &sys;
+  cc.config = &c;
+  cc.prompts = prompts;
+  cc.tracker = tracker;
+  cc.metrics = metrics;
+  cc.warn = [supervisor](const std::string& w) { caf::anon_send(supervisor, w); };
+  cc.say = [&o](const std::string& line) { say(o, line); };
   std::vector<verifier_actor> scorers = verifiers;
-  if (const auto& r = c.actors.remote_verifiers; !r.bind.empty()) {
-    remote_verifier_setup rs;
-    rs.bind = r.bind;
-    rs.pool = r.pool;
-    rs.scoring = {prompts, registry, shared_tok, tracker};
-    rs.local = verifiers;
-    rs.warn = [supervisor](const std::string& w) { caf::anon_send(supervisor, w); };
-    rs.curve = r.curve;
-    rs.curve_clients = r.curve_clients;
-    auto opened = remote_verifier_hub::open(std::move(rs));
-    if (!opened) {
+  if (cluster) {
+    auto s = cluster->scorers(cc, verifiers);
+    if (!s) {
       stop_all({caf::actor_cast<caf::actor>(tracker), caf::actor_cast<caf::actor>(metrics)});
-      return opened.err();
+      return s.err();
     }
-    hub = std::move(*opened);
-    say(o, "remote verifiers: listening on " + hub->endpoint() +
-               " (adarl worker verify --connect ENDPOINT" +
-               (r.curve ? " --server-key '" + r.curve->public_key + "')" : std::string(")")));
-    scorers = {spawn_remote_verifier(sys, hub, tracker)};
-    watch.watch(self, scorers.front(), "remote verifier hub");
+    scorers = std::move(*s);
+    for (const auto& v : scorers)
+      if (std::find(verifiers.begin(), verifiers.end(), v) == verifiers.end())
+        watch.watch(self, v, "remote verifier hub");
   }
   std::vector<generator_actor> generators;
   for (uint32_t i = 0; i < c.actors.generators; ++i) {
@@ -210,38 +207,18 @@ result<run_outcome> run_pipeline(const pipeline_config& c, prompt_table_ptr prom
     generators.push_back(spawn_generator(sys, std::move(gs)));
     watch.watch(self, generators.back(), "generator " + std::to_string(i));
   }
-  // Remote generators: workers join as generators while the run goes on; the learner
-  // sends its weights to the hub's actor, which delivers them to every worker.
-  std::shared_ptr<remote_generator_hub> gen_hub;
-  if (const auto& r = c.actors.remote_generators; !r.bind.empty()) {
-    remote_generator_setup gs;
-    gs.bind = r.bind;
-    gs.heartbeat = r.heartbeat;
-    gs.timeout = r.timeout;
-    gs.chunk_bytes = r.chunk_bytes;
-    gs.window = r.window;
-    gs.curve = r.curve;
-    gs.curve_clients = r.curve_clients;
-    gs.weights_path = c.weights_path;
-    gs.engine = encode_engine_spec(run_engine_spec(c, *prompts));
-    gs.prompts = prompts;
-    gs.tracker = tracker;
-    gs.verifiers = scorers;
-    gs.metrics = metrics;
-    gs.warn = [supervisor](const std::string& w) { caf::anon_send(supervisor, w); };
-    auto opened = remote_generator_hub::open(sys, std::move(gs));
-    if (!opened) {
-      if (hub) hub->close();
+  if (cluster) {
+    auto remote = cluster->generators(cc, scorers);
+    if (!remote) {
+      cluster->close();
       for (const auto& g : generators) self->send_exit(g, caf::exit_reason::user_shutdown);
       stop_all({caf::actor_cast<caf::actor>(tracker), caf::actor_cast<caf::actor>(metrics)});
-      return opened.err();
+      return remote.err();
     }
-    gen_hub = std::move(*opened);
-    say(o, "remote generators: listening on " + gen_hub->endpoint() +
-               " (adarl worker generate --connect ENDPOINT" +
-               (r.curve ? " --server-key '" + r.curve->public_key + "')" : std::string(")")));
-    generators.push_back(spawn_remote_generators(sys, gen_hub));
-    watch.watch(self, generators.back(), "remote generator hub");
+    for (const auto& g : *remote) {
+      generators.push_back(g);  // the learner's weights reach the remote workers through it
+      watch.watch(self, g, "remote generator hub");
+    }
   }
   auto evaluator = spawn_evaluator(sys, {prompts, c.eval.greedy, c.eval.samples, tracker, metrics});
   watch.watch(self, evaluator, "evaluator");
@@ -354,29 +331,9 @@ result<run_outcome> run_pipeline(const pipeline_config& c, prompt_table_ptr prom
   }
   self->request(metrics, std::chrono::seconds(30), flush_atom::value)
       .receive([](bool) {}, [](caf::error&) {});
-  if (gen_hub) {
-    gen_hub->close();  // its proxies end with it
-    const auto s = gen_hub->stats();
-    char mb[32];
-    std::snprintf(mb, sizeof mb, "%.1f", double(s.weights_bytes) / 1e6);
-    say(o, "remote generators: " + std::to_string(s.joined) + " workers joined, " +
-               std::to_string(s.lost) + " lost, " + std::to_string(s.orders_reissued) +
-               " orders re-issued, " + std::to_string(s.stale_results) +
-               " stale results dropped, " + mb + " MB of weights sent (" +
-               std::to_string(s.weights_versions) + " versions)");
-  }
+  if (cluster)
+    for (const auto& line : cluster->close()) say(o, line);
   for (const auto& g : generators) self->send_exit(g, caf::exit_reason::user_shutdown);
-  if (hub) {
-    hub->close();  // before the verifiers and the tracker it sends to go away
-    self->send_exit(scorers.front(), caf::exit_reason::user_shutdown);
-    const auto s = hub->stats();
-    say(o, "remote verifiers: " + std::to_string(s.pool.returned) + " batches scored by workers, " +
-               std::to_string(s.pool.local) + " locally, " + std::to_string(s.pool.reissued) +
-               " re-issued, " + std::to_string(s.pool.workers_lost) + " workers lost, " +
-               std::to_string(s.pool.stale) + " stale results dropped, " +
-               std::to_string(s.bad_results) + " unusable, " + std::to_string(s.other_session) +
-               " from another run, " + std::to_string(s.refused) + " connections refused");
-  }
   stop_all({caf::actor_cast<caf::actor>(learner), caf::actor_cast<caf::actor>(evaluator),
             caf::actor_cast<caf::actor>(tracker), caf::actor_cast<caf::actor>(metrics)});
   if (fatal) return error{*fatal};

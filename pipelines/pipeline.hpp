@@ -11,6 +11,7 @@
 #include <string>
 
 #include "actors/checkpoint_files.hpp"
+#include "pipelines/cluster.hpp"
 #include "actors/prompt_table.hpp"
 #include "algorithms/result.hpp"
 #include "models/engine.hpp"
@@ -30,6 +31,9 @@ struct run_options {
   std::string resume_from;                  ///< A checkpoint directory (step-N) or "".
   const std::atomic<bool>* stop = nullptr;  ///< Set (e.g. by SIGINT) to stop cleanly.
   std::ostream* log = nullptr;              ///< Start-up and warning lines.
+  /// Parts of the run outside this process (runtime/cluster.hpp: the remote workers of
+  /// the config); unset = none.
+  cluster_factory cluster;
 };
 
 /// How a run ended.

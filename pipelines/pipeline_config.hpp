@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "actors/remote_wire.hpp"
 #include "algorithms/remote_pool.hpp"
 #include "algorithms/tracker_core.hpp"
 #include "models/model_config.hpp"
 #include "models/sim_engines.hpp"
 #include "models/train_config.hpp"
+#include "pipelines/curve_keys.hpp"
 
 namespace adarl {
 
@@ -47,7 +47,7 @@ struct tasks_section {
 };
 
 /// `actors.remote_verifiers:` - verifier workers on other machines (`adarl worker
-/// verify --connect ENDPOINT`), actors/remote_verifier.hpp. Off while bind is "".
+/// verify --connect ENDPOINT`), runtime/remote_verifier.hpp. Off while bind is "".
 struct remote_verifiers_section {
   std::string bind;                ///< ZeroMQ endpoint to listen on, e.g. "tcp://*:5557".
   remote_pool_config pool;         ///< heartbeat, timeout, local_after, lease, attempts.
@@ -58,7 +58,7 @@ struct remote_verifiers_section {
 };
 
 /// `actors.remote_generators:` - generator workers on other machines (`adarl worker
-/// generate --connect ENDPOINT`), actors/remote_generator.hpp. Off while bind is "".
+/// generate --connect ENDPOINT`), runtime/remote_generator.hpp. Off while bind is "".
 struct remote_generators_section {
   std::string bind;                ///< ZeroMQ endpoint to listen on, e.g. "tcp://*:5558".
   double heartbeat = 0.5;          ///< Seconds between heartbeats to each worker.

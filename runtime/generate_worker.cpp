@@ -17,8 +17,8 @@
 
 #include "actors/clock.hpp"
 #include "actors/generator.hpp"
-#include "actors/remote_wire.hpp"
-#include "actors/wake_fd.hpp"
+#include "runtime/remote_wire.hpp"
+#include "runtime/wake_fd.hpp"
 #include "runtime/remote_worker.hpp"
 
 namespace adarl {

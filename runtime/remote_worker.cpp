@@ -19,8 +19,8 @@
 #include <zmq.hpp>
 
 #include "actors/clock.hpp"
-#include "actors/remote_wire.hpp"
-#include "actors/wake_fd.hpp"
+#include "runtime/remote_wire.hpp"
+#include "runtime/wake_fd.hpp"
 
 namespace adarl {
 

@@ -1,9 +1,9 @@
 #pragma once
 // A remote verifier worker (`adarl worker verify`): connects to a coordinator's
-// remote-verifier endpoint (actors/remote_verifier.hpp), scores the batches it is sent
+// remote-verifier endpoint (runtime/remote_verifier.hpp), scores the batches it is sent
 // with the built-in verifiers, answers heartbeats, and says hello again when the
 // coordinator goes silent (a restarted run finds its workers). Wire format:
-// actors/remote_wire.hpp.
+// runtime/remote_wire.hpp.
 
 #include <atomic>
 #include <cstdint>

@@ -1,5 +1,5 @@
-// Fuzzes command-line overrides (apply_override in runtime/config_reader.hpp,
-// apply_overrides in runtime/pipeline_reader.hpp): each input line is one
+// Fuzzes command-line overrides (apply_override in config/config_reader.hpp,
+// apply_overrides in config/pipeline_reader.hpp): each input line is one
 // `key.path=value` applied to a small valid document, which is then read. Nothing throws
 // or crashes; a rejected override is an error naming the file and quoting it; an accepted
 // one leaves its value at its path, without a line number.
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/config_reader.hpp"
-#include "runtime/pipeline_reader.hpp"
+#include "config/config_reader.hpp"
+#include "config/pipeline_reader.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 
 namespace {

@@ -1,4 +1,4 @@
-// Fuzzes the pipeline config reader (runtime/pipeline_reader.hpp) on arbitrary YAML:
+// Fuzzes the pipeline config reader (config/pipeline_reader.hpp) on arbitrary YAML:
 // the reader never throws or crashes, is deterministic, names the file in every error,
 // and a config it accepts satisfies the ranges it promises to check.
 #include <yaml-cpp/yaml.h>
@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "runtime/pipeline_reader.hpp"
+#include "config/pipeline_reader.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 
 namespace {

@@ -1,8 +1,8 @@
-// The remote-generator hub (actors/remote_generator.hpp) with hand-driven workers: the
+// The remote-generator hub (runtime/remote_generator.hpp) with hand-driven workers: the
 // weights protocol (chunks, hashes, re-sends, a superseded version, a shared directory),
 // credit only once a worker holds weights, orders with their prompts, lost workers, and
 // messages that must not hurt the coordinator.
-#include "actors/remote_generator.hpp"
+#include "runtime/remote_generator.hpp"
 
 #include <gtest/gtest.h>
 

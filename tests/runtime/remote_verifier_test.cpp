@@ -1,6 +1,6 @@
 // Remote verifiers over ZeroMQ: the wire format, and the coordinator's hub with real
 // worker loops (threads of this process) on a loopback TCP port.
-#include "actors/remote_verifier.hpp"
+#include "runtime/remote_verifier.hpp"
 
 #include <caf/all.hpp>
 #include <gtest/gtest.h>
@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <zmq.hpp>
 
-#include "actors/remote_wire.hpp"
+#include "runtime/remote_wire.hpp"
 #include "runtime/remote_worker.hpp"
 #include "tasks/suites.hpp"
 

@@ -1,0 +1,119 @@
+// `adarl compare CONFIG [key.path=value ...] [--jobs N] [--svg FILE]`: strategies x
+// seeds at the same sample budget, then compare.json and report.html (links LibTorch
+// for the transformer's engines).
+#include <CLI/CLI.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "report/compare.hpp"
+#include "runtime/interrupt.hpp"
+#include "config/pipeline_reader.hpp"
+#include "report/report.hpp"
+#include "cli/run_engines.hpp"
+#include "cli/run_tasks.hpp"
+#include "tasks/atomic_file.hpp"
+
+namespace adarl {
+
+namespace {
+
+struct compare_args {
+  std::string file;
+  std::vector<std::string> overrides;
+  uint32_t jobs = 0;  ///< 0 = compare.jobs
+  std::string svg;
+};
+
+bool write_text(const std::string& file, const std::string& text) {
+  auto ok = write_file_atomic(file, text);
+  if (!ok) std::cerr << "compare: " << ok.err().message << "\n";
+  return ok.ok();
+}
+
+int compare_command(const compare_args& a) {
+  auto plan = load_compare_config(a.file, a.overrides);
+  if (!plan) {
+    std::cerr << plan.err().message << "\n";
+    return 2;
+  }
+  if (a.jobs) plan->settings.jobs = a.jobs;
+  const auto& s = plan->settings;
+  std::string names;
+  for (const auto& n : plan->strategies) names += (names.empty() ? "" : ", ") + n;
+  std::cout << "compare: " << names << "; " << s.seeds.size() << " seed(s), "
+            << s.sample_budget << " samples each, baseline " << s.baseline << "\n";
+  // The shared part of every run (its first line is the document's own strategy).
+  const std::string shared = describe(plan->base);
+  std::cout << shared.substr(shared.find('\n') + 1) << "\n";
+  auto prompts = load_run_prompts(plan->base);
+  if (!prompts) {
+    std::cerr << a.file << ": " << prompts.err().message << "\n";
+    return 2;
+  }
+  // One base checkpoint for every run (the SFT warm start of the base document).
+  std::string base;
+  if (plan->base.policy.kind == policy_kind::transformer) {
+    auto b = base_checkpoint(plan->base, std::cout);
+    if (!b) {
+      std::cerr << "compare: warm start: " << b.err().message << "\n";
+      return 1;
+    }
+    base = *b;
+  }
+  engines_for_run engines = [&](const pipeline_config& c) -> result<engine_factories> {
+    if (c.policy.kind == policy_kind::simulated) return sim_factories(c, *prompts);
+    return torch_factories(c, base);
+  };
+  std::filesystem::create_directories(plan->settings.out);
+  compare_outcome outcome;
+  {
+    sigint_guard guard;
+    outcome = run_compare(*plan, *prompts, engines, &sigint_guard::flag(), std::cout);
+  }
+  if (outcome.interrupted) {
+    std::cout << "compare: stopped; finished runs are kept. Continue with: adarl compare "
+              << a.file << "\n";
+    return 130;
+  }
+  std::vector<compare_run> done;
+  for (const auto& r : plan->runs)
+    if (std::filesystem::exists(r.config.out + "/done.json")) done.push_back(r);
+  auto data = collect_compare(plan->settings, plan->strategies, done);
+  if (!data) {
+    std::cerr << "compare: " << data.err().message << "\n";
+    return 1;
+  }
+  const std::string out = plan->settings.out;
+  const bool ok = write_text(out + "/compare.json", data->dump(1) + "\n") &&
+                  write_text(out + "/report.html", report_html(*data)) &&
+                  (a.svg.empty() || write_text(a.svg, accuracy_svg(*data)));
+  if (!ok) {
+    std::cerr << "compare: cannot write the results under " << out << "\n";
+    return 1;
+  }
+  std::cout << "\n" << compare_table(*data) << "\nwrote " << out << "/compare.json and " << out
+            << "/report.html" << (a.svg.empty() ? "" : " and " + a.svg) << "\n";
+  for (const auto& f : outcome.failed) std::cerr << "compare: failed run: " << f << "\n";
+  return outcome.failed.empty() ? 0 : 1;
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "compare", "strategies x seeds at the same sample budget; compare.json and report.html");
+  auto a = std::make_shared<compare_args>();
+  cmd->add_option("config", a->file, "compare YAML (see configs/compare.yaml)")->required();
+  cmd->add_option("overrides", a->overrides, "key.path=value overrides (compare.* too)");
+  cmd->add_option("--jobs", a->jobs, "runs at once (default: compare.jobs)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--svg", a->svg, "also write the accuracy plot as a standalone SVG");
+  cmd->callback([&exit_code, a] { exit_code = compare_command(*a); });
+}
+
+}  // namespace adarl

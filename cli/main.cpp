@@ -1,0 +1,51 @@
+// The `adarl` command line: one subcommand per job (see README.md).
+#include <CLI/CLI.hpp>
+
+#include <cstdlib>
+#include <exception>
+#include <iostream>
+#include <string_view>
+
+#include "cli/commands.hpp"
+#include "runtime/process_env.hpp"
+
+namespace {
+
+/// The subcommands that run LibTorch (and so OpenMP and OpenBLAS); the others start
+/// without the restart of ensure_process_env (about 0.8 s).
+bool runs_torch(int argc, char** argv) {
+  if (argc < 2) return false;
+  const std::string_view command = argv[1];
+  if (command == "worker") return argc > 2 && std::string_view(argv[2]) == "generate";
+  return command == "run" || command == "sft" || command == "compare";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // OMP_WAIT_POLICY and OPENBLAS_CORETYPE are read before main: may start again with them.
+  if (runs_torch(argc, argv)) adarl::ensure_process_env(argv);
+  CLI::App app{"adarl: adaptive-sampling reinforcement learning for language models"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "adarl 0.1.0");
+  int exit_code = 0;
+  adarl::add_replay_command(app, exit_code);
+  adarl::add_simulate_command(app, exit_code);
+  adarl::add_tasks_command(app, exit_code);
+  adarl::add_sft_command(app, exit_code);
+  adarl::add_run_command(app, exit_code);
+  adarl::add_compare_command(app, exit_code);
+  adarl::add_report_command(app, exit_code);
+  adarl::add_worker_generate_command(*adarl::add_worker_command(app, exit_code), exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version end here with 0; a malformed command line is bad input (2),
+    // like every other input error, not CLI11's own codes.
+    return app.exit(e) == 0 ? 0 : 2;
+  } catch (const std::exception& e) {
+    std::cerr << "adarl: " << e.what() << "\n";
+    return 1;
+  }
+  return exit_code;
+}

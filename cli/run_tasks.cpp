@@ -1,0 +1,73 @@
+#include "cli/run_tasks.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "algorithms/random_keys.hpp"
+#include "tasks/dataset.hpp"
+#include "tasks/suites.hpp"
+#include "tasks/verifier_registry.hpp"
+
+namespace adarl {
+
+namespace {
+// Completions need room after the prompt: at least this many positions.
+constexpr int32_t min_answer_room = 8;
+}  // namespace
+
+result<prompt_table_ptr> load_run_prompts(const pipeline_config& c) {
+  const auto& t = c.tasks;
+  std::vector<task_item> train, held;
+  if (!t.dataset.empty()) {
+    auto reg = verifier_registry::with_builtins();
+    auto items = load_dataset(t.dataset, &reg);
+    if (!items) return items.err();
+    std::vector<std::pair<uint64_t, size_t>> order;
+    for (size_t i = 0; i < items->size(); ++i) order.push_back({mix_keys(c.seed, i), i});
+    std::sort(order.begin(), order.end());
+    const size_t h = std::min<size_t>(t.held_out, order.size() / 2);
+    for (size_t k = 0; k < order.size(); ++k)
+      (k < h ? held : train).push_back((*items)[order[k].second]);
+    if (train.size() > t.train) train.resize(t.train);
+  } else {
+    // The warm start trains on the suite's items of seed c.seed: RL draws other ones.
+    auto tr = generate_suite(t.suite, {mix_keys(c.seed, 0x524c), t.train, t.difficulty_mix,
+                                       split::train});
+    if (!tr) return tr.err();
+    auto ho = generate_suite(t.suite, {c.seed, t.held_out, t.difficulty_mix, split::held_out});
+    if (!ho) return ho.err();
+    train = std::move(*tr);
+    held = std::move(*ho);
+  }
+  if (train.empty()) return error{"tasks: no training prompts"};
+  auto tok = tokenizer::from_charset(tokenizer::default_charset());
+  if (!tok) return tok.err();
+  auto table = build_prompt_table(train, held, *tok);
+  if (!table) return table.err();
+  if (c.policy.kind == policy_kind::transformer)
+    for (const auto& r : table->rows)
+      if (int32_t(r.tokens.size()) + min_answer_room > c.policy.model.max_len)
+        return error{"task \"" + r.item.id + "\": its prompt takes " +
+                     std::to_string(r.tokens.size()) + " tokens, too many for model.max_len " +
+                     std::to_string(c.policy.model.max_len)};
+  return std::make_shared<const prompt_table>(std::move(*table));
+}
+
+std::string sft_cache_key(const pipeline_config& c) {
+  std::ostringstream s;
+  const auto& m = c.policy.model;
+  const auto& p = c.policy;
+  s << m.d_model << ' ' << m.n_layers << ' ' << m.n_heads << ' ' << m.d_ff << ' ' << m.max_len
+    << ' ' << m.tied_output << '|' << c.tasks.suite << '|' << c.tasks.dataset << '|';
+  for (double w : c.tasks.difficulty_mix) s << w << ' ';
+  s << '|' << p.sft_steps << ' ' << p.sft_batch_size << ' ' << p.sft_lr << ' ' << p.sft_count
+    << ' ' << c.seed;
+  uint64_t h = 0x9e3779b97f4a7c15ull;
+  for (char ch : s.str()) h = mix_keys(h, uint64_t(uint8_t(ch)));
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+}  // namespace adarl

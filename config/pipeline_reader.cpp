@@ -1,0 +1,421 @@
+#include "config/pipeline_reader.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <concepts>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <sstream>
+
+#include "runtime/remote_wire.hpp"
+#include "models/tokenizer.hpp"
+#include "config/config_reader.hpp"
+#include "config/sim_reader.hpp"
+#include "config/strategy_reader.hpp"
+#include "tasks/suites.hpp"
+
+#include "config/number_text.hpp"
+
+namespace adarl {
+namespace {
+
+/// Records `expected ..., got "value"` for `key` unless `ok`.
+template <class T>
+void expect(config_map& m, const std::string& key, bool ok, const std::string& what,
+            T value) {
+  if (!ok) m.fail(key, "expected " + what + ", got \"" + text(value) + "\"");
+}
+
+// Bounds of the sizes, counts and durations a run accepts (README "Reliability"): every
+// value is checked against them before anything starts, so that a typo such as 2e9 is
+// a clear error instead of an allocation failure or a run that never ends.
+constexpr uint64_t max_threads = 256;          // any thread count
+constexpr uint64_t max_actors = 4096;          // generators, verifiers
+constexpr uint64_t max_capacity = 65536;       // rows a generator decodes together
+constexpr uint64_t max_prompts = 1'000'000;    // tasks.train (generated suites)
+constexpr uint64_t max_held_out = 100'000;     // tasks.held_out
+constexpr uint64_t max_per_step = 65536;       // prompts per step
+constexpr uint64_t max_steps = 1'000'000'000;  // steps of any kind
+constexpr uint64_t max_tokens = 65536;         // sequence lengths
+constexpr double max_seconds = 86400 * 7;      // any duration
+constexpr int64_t max_parameters = 500'000'000;  // the built-in transformer
+
+// Reads an integer key into a signed or narrower field (config_map reads unsigned).
+template <class T>
+void get_int(config_map& m, const std::string& key, T& field, uint64_t min, uint64_t max) {
+  uint64_t v = static_cast<uint64_t>(field);
+  const auto before = m.errors()->messages.size();
+  m.get(key, v, min, std::min<uint64_t>(max, std::numeric_limits<T>::max()));
+  if (m.errors()->messages.size() == before) field = static_cast<T>(v);
+}
+
+bool is_device(const std::string& d) {
+  if (d == "cpu") return true;
+  if (d.rfind("cuda:", 0) != 0 || d.size() == 5 || d.size() > 8) return false;
+  return std::all_of(d.begin() + 5, d.end(),
+                     [](char ch) { return ch >= '0' && ch <= '9'; });
+}
+
+void read_shape(config_map& m, model_config& s) {
+  get_int(m, "d_model", s.d_model, 1, 16384);
+  get_int(m, "n_layers", s.n_layers, 1, 512);
+  get_int(m, "n_heads", s.n_heads, 1, 512);
+  get_int(m, "d_ff", s.d_ff, 1, 131072);
+  get_int(m, "max_len", s.max_len, 2, max_tokens);
+  m.get("tied_output", s.tied_output);
+  s.vocab_size =
+      static_cast<int32_t>(tokenizer::default_charset().size()) + tokenizer::num_special;
+  const std::pair<const char*, int32_t> values[] = {
+      {"vocab_size", s.vocab_size}, {"d_model", s.d_model}, {"n_layers", s.n_layers},
+      {"n_heads", s.n_heads},       {"d_ff", s.d_ff},       {"max_len", s.max_len}};
+  for (const auto& p : s.problems()) {
+    const auto colon = p.find(": ");
+    const std::string key = p.substr(0, colon);
+    std::string what = colon == std::string::npos ? p : p.substr(colon + 2);
+    for (const auto& [k, v] : values)
+      if (key == k) what += ", got \"" + std::to_string(v) + "\"";
+    m.fail(key, what);
+  }
+  if (s.problems().empty() && s.parameter_count() > max_parameters)
+    m.fail("d_model", "the shape has " + std::to_string(s.parameter_count()) +
+                          " parameters; the built-in transformer takes at most " +
+                          std::to_string(max_parameters));
+}
+
+void read_model(config_map m, policy_section& c) {
+  m.record("kind", c.kind == policy_kind::simulated ? "simulated" : "transformer");
+  if (m.has("kind")) {
+    std::string kind;
+    const auto before = m.errors()->messages.size();
+    m.get("kind", kind);
+    if (kind == "transformer")
+      c.kind = policy_kind::transformer;
+    else if (kind == "simulated")
+      c.kind = policy_kind::simulated;
+    else if (m.errors()->messages.size() == before)
+      m.fail("kind", "expected transformer or simulated, got \"" + kind + "\"");
+  } else {
+    m.allow("kind");
+  }
+  read_shape(m, c.model);
+  m.get("device", c.device);
+  if (!is_device(c.device))
+    m.fail("device", "expected cpu or cuda:N, got \"" + c.device + "\"");
+  m.get("base_checkpoint", c.base_checkpoint);
+  // The error_code overloads: a name too long for the file system is reported, not thrown.
+  if (std::error_code ec;
+      !c.base_checkpoint.empty() && !std::filesystem::exists(c.base_checkpoint, ec))
+    m.fail("base_checkpoint", "expected an existing checkpoint, got \"" +
+                                  c.base_checkpoint + "\" (" +
+                                  (ec ? ec.message() : "not found") + ")");
+  read_sim_model(m.child("sim"), c.sim);
+  m.finish();
+}
+
+void read_sft(config_map m, policy_section& c) {
+  get_int(m, "steps", c.sft_steps, 1, max_steps);
+  get_int(m, "batch_size", c.sft_batch_size, 1, max_capacity);
+  m.get("lr", c.sft_lr, 0, 10);
+  expect(m, "lr", c.sft_lr > 0, "a positive number", c.sft_lr);
+  m.get("count", c.sft_count, 1, max_prompts);
+  m.finish();
+}
+
+void read_tasks(config_map m, tasks_section& c) {
+  m.get("suite", c.suite);
+  m.get("dataset", c.dataset);
+  m.get("train", c.train, 1, max_prompts);
+  m.get("held_out", c.held_out, 0, max_held_out);
+  m.get("difficulty_mix", c.difficulty_mix);
+  if (c.dataset.empty()) {
+    const auto names = suite_names();
+    if (std::find(names.begin(), names.end(), c.suite) == names.end()) {
+      std::string known;
+      for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+      m.fail("suite",
+             "expected one of " + known + " (or a dataset), got \"" + c.suite + "\"");
+    }
+  } else if (std::error_code ec; !std::filesystem::is_regular_file(c.dataset, ec)) {
+    const bool missing = !ec || ec == std::errc::no_such_file_or_directory;
+    m.fail("dataset", "expected an existing JSONL file, got \"" + c.dataset + "\" (" +
+                          (missing ? "not found" : ec.message()) + ")");
+  }
+  double total = 0;
+  for (double w : c.difficulty_mix) total += w;
+  const bool nonneg = std::all_of(c.difficulty_mix.begin(), c.difficulty_mix.end(),
+                                  [](double w) { return w >= 0; });
+  if (c.difficulty_mix.size() > 5 || !nonneg || !(total > 0))
+    m.fail("difficulty_mix",
+           "expected up to 5 weights >= 0 (levels 1..5) with a positive sum");
+  m.finish();
+}
+
+void read_tracker(config_map m, pipeline_config& c) {
+  auto& t = c.tracker;
+  m.get("prompts_per_step", t.prompts_per_step, 1, max_per_step);
+  m.get("steps", t.steps, 1, max_steps);
+  m.get("sample_budget", t.sample_budget, 0, uint64_t{1} << 50);
+  // tracker_config's 0 means "no limit"; a pipeline run must end, so the key is required.
+  if (t.steps == 0 && !m.has("steps"))
+    m.fail("steps", "expected a positive number of training steps (a run must end)");
+  m.get("max_lag", t.lag.max_lag, 0, 64);
+  double lease = static_cast<double>(t.lease_ns) * 1e-9;
+  m.get("lease_seconds", lease, 0.001, max_seconds);
+  t.lease_ns = static_cast<uint64_t>(std::llround(lease * 1e9));
+  m.get("sync_rounds", t.sync_rounds);
+  read_estimator(m.child("estimator"), t.pass_rate);
+  if (c.tasks.dataset.empty() && t.prompts_per_step > c.tasks.train)
+    expect(m, "prompts_per_step", false,
+           "at most tasks.train (" + std::to_string(c.tasks.train) + ")",
+           t.prompts_per_step);
+  if (validate(t.strategy).empty() &&
+      max_samples_per_step(t.strategy, t.prompts_per_step) > max_step_samples)
+    m.fail("prompts_per_step",
+           "a step of " + std::to_string(t.prompts_per_step) + " prompts could draw " +
+               std::to_string(max_samples_per_step(t.strategy, t.prompts_per_step)) +
+               " samples under this strategy; at most " + std::to_string(max_step_samples) +
+               " are allowed");
+  m.finish();
+}
+
+void read_sampling(config_map m, sampling_params& s) {
+  m.get("temperature", s.temperature, 0, 1000);
+  expect(m, "temperature", s.temperature > 0, "a number > 0", double{s.temperature});
+  m.get("top_p", s.top_p);
+  expect(m, "top_p", s.top_p > 0 && s.top_p <= 1, "0 < top_p <= 1", double{s.top_p});
+  get_int(m, "max_new_tokens", s.max_new_tokens, 1, max_tokens);
+  m.finish();
+}
+
+void read_latency(config_map m, sim_latency& l) {
+  m.get("step_seconds", l.step_seconds, 0, 60);
+  m.get("min_steps", l.min_steps, 1, max_tokens);
+  m.get("tail", l.tail, 0, 1000);
+  m.get("max_steps", l.max_steps, 1, max_tokens);
+  expect(m, "max_steps", l.max_steps >= l.min_steps,
+         "at least min_steps (" + std::to_string(l.min_steps) + ")", l.max_steps);
+  m.finish();
+}
+
+/// bind, curve_keys and curve_clients: the keys of both remote sections.
+template <class Section>
+void read_endpoint(config_map& m, Section& r) {
+  m.get("bind", r.bind);
+  // inproc:// would need the workers in this process's ZeroMQ context: not a remote.
+  const bool known =
+      r.bind.empty() || r.bind.rfind("tcp://", 0) == 0 || r.bind.rfind("ipc://", 0) == 0;
+  if (!known)
+    m.fail("bind", "expected \"\" (off) or a ZeroMQ endpoint (tcp://HOST:PORT, ipc://PATH), got \"" +
+                       r.bind + "\"");
+  // The key files are read here, once: a bad one is an error before anything starts.
+  m.get("curve_keys", r.curve_keys_file);
+  if (!r.curve_keys_file.empty()) {
+    if (auto k = read_curve_keys(r.curve_keys_file)) r.curve = *k;
+    else m.fail("curve_keys", k.err().message);
+  }
+  m.get("curve_clients", r.curve_clients_file);
+  if (!r.curve_clients_file.empty()) {
+    if (r.curve_keys_file.empty())
+      m.fail("curve_clients", "needs curve_keys (the run's own keys) as well");
+    else if (auto k = read_public_keys(r.curve_clients_file)) r.curve_clients = *k;
+    else m.fail("curve_clients", k.err().message);
+  }
+}
+
+void read_remote(config_map m, remote_verifiers_section& r) {
+  read_endpoint(m, r);
+  auto& p = r.pool;
+  m.get("heartbeat", p.heartbeat, 0.001, 3600);
+  m.get("timeout", p.timeout, 0.001, max_seconds);
+  expect(m, "timeout", p.timeout > p.heartbeat,
+         "more seconds than heartbeat (" + text(p.heartbeat) + ")", p.timeout);
+  m.get("local_after", p.local_after, 0, max_seconds);
+  m.get("lease", p.lease, 0.001, max_seconds);
+  m.get("attempts", p.attempts, 1, 1000);
+  m.finish();
+}
+
+void read_remote_generators(config_map m, remote_generators_section& r) {
+  read_endpoint(m, r);
+  m.get("heartbeat", r.heartbeat, 0.001, 3600);
+  m.get("timeout", r.timeout, 0.001, max_seconds);
+  expect(m, "timeout", r.timeout > r.heartbeat,
+         "more seconds than heartbeat (" + text(r.heartbeat) + ")", r.timeout);
+  m.get("chunk_bytes", r.chunk_bytes, 4096, 32u << 20);
+  m.get("window", r.window, 1, 1024);
+  m.finish();
+}
+
+void read_actors(config_map m, actors_section& a) {
+  m.get("generators", a.generators, 0, max_actors);
+  m.get("generator_capacity", a.generator_capacity, 1, max_capacity);
+  get_int(m, "generator_threads", a.generator_threads, 1, max_threads);
+  m.get("verifiers", a.verifiers, 1, max_actors);
+  get_int(m, "learner_threads", a.learner_threads, 1, max_threads);
+  m.get("scheduler_threads", a.scheduler_threads, 1, max_threads);
+  read_latency(m.child("sim_latency"), a.sim_latency);
+  a.sim_latency.capacity = a.generator_capacity;
+  read_remote(m.child("remote_verifiers"), a.remote_verifiers);
+  read_remote_generators(m.child("remote_generators"), a.remote_generators);
+  if (a.generators == 0 && a.remote_generators.bind.empty())
+    m.fail("generators", "expected at least 1 without remote generators "
+                         "(actors.remote_generators.bind), got \"0\"");
+  m.finish();
+}
+
+void read_learner(config_map m, learner_section& l) {
+  auto& o = l.optimizer;
+  m.get("lr", o.lr, 0, 10);
+  expect(m, "lr", o.lr > 0, "a positive number", o.lr);
+  m.get("weight_decay", o.weight_decay, 0, 10);
+  m.get("beta1", o.beta1);
+  expect(m, "beta1", o.beta1 >= 0 && o.beta1 < 1, "0 <= beta1 < 1", o.beta1);
+  m.get("beta2", o.beta2);
+  expect(m, "beta2", o.beta2 >= 0 && o.beta2 < 1, "0 <= beta2 < 1", o.beta2);
+  get_int(m, "warmup_steps", o.warmup_steps, 0, max_steps);
+  m.get("grad_clip", o.grad_clip);  // <= 0 disables clipping
+  auto& s = l.loss;
+  m.get("clip_low", s.clip_low);
+  expect(m, "clip_low", s.clip_low >= 0 && s.clip_low < 1, "0 <= clip_low < 1",
+         s.clip_low);
+  m.get("clip_high", s.clip_high, 0, 1000);
+  m.get("dual_clip", s.dual_clip, 1, 1e6);
+  expect(m, "dual_clip", s.dual_clip > 1, "a number > 1", s.dual_clip);
+  m.get("micro_batch", l.micro_batch, 1, max_capacity);
+  m.get("checkpoint_every", l.checkpoint_every, 0, max_steps);
+  m.finish();
+}
+
+void read_eval(config_map m, eval_section& e) {
+  m.get("every", e.every, 0, max_steps);
+  m.get("every_samples", e.every_samples, 0, uint64_t{1} << 50);
+  m.get("greedy", e.greedy);
+  m.get("samples", e.samples, 0, 1024);
+  m.finish();
+}
+
+// A copy of `n` whose nodes carry no position: an overridden value did not come from
+// a line of the file, so its errors must not name one.
+YAML::Node without_marks(const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Scalar:
+      return YAML::Node(n.Scalar());
+    case YAML::NodeType::Sequence: {
+      YAML::Node out(YAML::NodeType::Sequence);
+      for (const auto& e : n) out.push_back(without_marks(e));
+      return out;
+    }
+    case YAML::NodeType::Map: {
+      YAML::Node out(YAML::NodeType::Map);
+      for (const auto& kv : n)
+        out[kv.first.as<std::string>("")] = without_marks(kv.second);
+      return out;
+    }
+    default:
+      return YAML::Node(n.Type());
+  }
+}
+
+// Recursion instead of re-assigning a YAML::Node handle (see config_reader.cpp).
+void strip_marks(YAML::Node node, const std::vector<std::string>& keys, size_t i) {
+  if (!node.IsMap() || !node[keys[i]].IsDefined()) return;
+  if (i + 1 == keys.size()) {
+    node[keys[i]] = without_marks(node[keys[i]]);
+    return;
+  }
+  strip_marks(node[keys[i]], keys, i + 1);
+}
+
+std::vector<std::string> override_keys(const std::string& assignment) {
+  std::vector<std::string> keys;
+  std::stringstream ss(assignment.substr(0, assignment.find('=')));
+  for (std::string k; std::getline(ss, k, '.');) keys.push_back(k);
+  return keys;
+}
+
+// read_strategy() range-checks only while no error has been recorded, so the strategy
+// section is read with errors of its own, then merged: a problem elsewhere in the file
+// must not hide one in the strategy.
+strategy_config read_strategy_section(config_map& top, const YAML::Node& root,
+                                      const std::shared_ptr<config_errors>& errors) {
+  top.child("strategy");  // marks the key known; a non-mapping is reported here
+  const YAML::Node node = root["strategy"];
+  auto own = std::make_shared<config_errors>();
+  own->file = errors->file;
+  config_map m(node.IsMap() ? node : YAML::Node(YAML::NodeType::Map), "strategy", own);
+  auto s = read_strategy(m);
+  m.finish();
+  errors->messages.insert(errors->messages.end(), own->messages.begin(),
+                          own->messages.end());
+  errors->values.insert(own->values.begin(), own->values.end());
+  return s;
+}
+
+}  // namespace
+
+result<pipeline_config> read_pipeline_config(const YAML::Node& root,
+                                             const std::string& file,
+                                             const std::string& stem) {
+  auto errors = std::make_shared<config_errors>();
+  errors->file = file;
+  config_map top(root, "", errors);
+  pipeline_config c;
+  c.name = stem;
+  top.get("name", c.name);
+  if (c.name.empty()) top.fail("name", "expected a non-empty run name");
+  c.out = "runs/" + c.name;
+  top.get("out", c.out);
+  if (c.out.empty()) top.fail("out", "expected an output directory");
+  top.get("seed", c.seed);
+  top.get("deterministic", c.deterministic);
+  top.get("progress", c.progress);
+  top.get("stall_seconds", c.stall_seconds, 1, max_seconds);
+  {
+    config_map w = top.child("weights");
+    w.get("path", c.weights_path);
+    w.finish();
+  }
+  read_model(top.child("model"), c.policy);
+  read_sft(top.child("sft"), c.policy);
+  read_tasks(top.child("tasks"), c.tasks);
+  c.tracker.strategy = read_strategy_section(top, root, errors);
+  read_tracker(top.child("tracker"), c);
+  read_sampling(top.child("sampling"), c.sampling);
+  read_actors(top.child("actors"), c.actors);
+  read_learner(top.child("learner"), c.learner);
+  read_eval(top.child("eval"), c.eval);
+  top.finish();
+  c.tracker.seed = c.seed;
+  c.tracker.lag.exact = c.deterministic;
+  c.sampling.batch_invariant = c.deterministic;
+  c.effective = errors->values;
+  if (!errors->empty()) {
+    auto text = errors->joined();
+    if (!text.empty() && text.back() == '\n') text.pop_back();
+    return error{text};
+  }
+  return c;
+}
+
+result<bool> apply_overrides(YAML::Node& root, const std::vector<std::string>& overrides,
+                             const std::string& file) {
+  for (const auto& o : overrides) {
+    auto applied = apply_override(root, o);
+    if (!applied) return error{file + ": " + applied.err().message};
+    strip_marks(root, override_keys(o), 0);
+  }
+  return true;
+}
+
+result<pipeline_config> load_pipeline_config(const std::string& file,
+                                             const std::vector<std::string>& overrides) {
+  auto loaded = load_yaml_file(file);
+  if (!loaded) return loaded.err();
+  YAML::Node root = *loaded;
+  if (auto ok = apply_overrides(root, overrides, file); !ok) return ok.err();
+  return read_pipeline_config(root, file, std::filesystem::path(file).stem().string());
+}
+
+}  // namespace adarl

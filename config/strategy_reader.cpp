@@ -1,0 +1,78 @@
+#include "config/strategy_reader.hpp"
+
+namespace adarl {
+namespace {
+
+template <class T>
+void read_enum(config_map& m, const std::string& key, T& out,
+               result<T> (*parse)(std::string_view), std::string_view (*name_of)(T)) {
+  std::string name;
+  if (!m.has(key)) {
+    m.record(key, std::string(name_of(out)));
+    return m.allow(key);
+  }
+  m.get(key, name);
+  auto parsed = parse(name);
+  if (parsed)
+    out = *parsed;
+  else
+    m.fail(key, parsed.err().message);
+}
+
+void read_objective(config_map& m, objective& o) {
+  read_enum(m, "objective", o.kind, &parse_objective_kind, +[](objective_kind k) {
+    return objective{k, 0.5}.name();
+  });
+  m.get("objective_alpha", o.alpha);
+}
+
+}  // namespace
+
+strategy_config read_strategy(config_map& m, strategy_config c) {
+  read_enum(m, "kind", c.kind, &parse_strategy_kind, &strategy_name);
+  switch (c.kind) {
+    case strategy_kind::ada_seq: {
+      auto& s = c.seq;
+      m.get("group_size", s.group_size);
+      m.get("round_size", s.round_size);
+      m.get("max_rounds", s.max_rounds);
+      read_enum(m, "exit", s.exit, &parse_exit_rule, &exit_rule_name);
+      m.get("k_pos", s.k_pos);
+      m.get("k_neg", s.k_neg);
+      m.get("threshold", s.threshold);
+      m.get("std_norm", s.std_norm);
+      m.get("explicit_weight", s.explicit_weight);
+      read_objective(m, s.weight_objective);
+      break;
+    }
+    case strategy_kind::ada_est:
+    case strategy_kind::ada_est_online: {
+      auto& e = c.est;
+      m.get("budget", e.budget);
+      m.get("samples_per_prompt", e.samples_per_prompt);
+      m.get("n_min", e.n_min);
+      m.get("n_max", e.n_max);
+      m.get("eps", e.eps);
+      read_objective(m, e.weight_objective);
+      m.get("sample_share", e.sample_share);
+      m.get("threshold", e.threshold);
+      if (c.kind == strategy_kind::ada_est_online) m.get("wave", e.wave);
+      break;
+    }
+    case strategy_kind::grpo:
+    case strategy_kind::dr_grpo:
+    case strategy_kind::dapo: {
+      auto& u = c.uniform;
+      m.get("group_size", u.group_size);
+      m.get("threshold", u.threshold);
+      if (c.kind != strategy_kind::dr_grpo) m.get("std_eps", u.std_eps);
+      if (c.kind == strategy_kind::dapo) m.get("extra_factor", u.dapo_extra_factor);
+      break;
+    }
+  }
+  if (m.errors()->empty())
+    for (const auto& issue : validate(c)) m.fail(issue.key, issue.message);
+  return c;
+}
+
+}  // namespace adarl

@@ -1,0 +1,14 @@
+#pragma once
+
+#include "algorithms/strategy_config.hpp"
+#include "config/config_reader.hpp"
+
+namespace adarl {
+
+/// Reads a strategy section (see README "Strategy parameters"): `kind` picks the
+/// strategy and only that strategy's keys are accepted. Values are range-checked with
+/// validate(); every problem is recorded in the map's errors with its path.
+/// Starts from `defaults`, so a caller can pre-set values (for example from CLI flags).
+strategy_config read_strategy(config_map& m, strategy_config defaults = {});
+
+}  // namespace adarl

@@ -1,0 +1,510 @@
+#include "report/compare.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <ostream>
+#include <set>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "actors/clock.hpp"
+#include "actors/json_lines.hpp"
+#include "algorithms/convergence.hpp"
+#include "algorithms/step_summary.hpp"
+#include "config/config_reader.hpp"
+#include "config/pipeline_reader.hpp"
+#include "tasks/atomic_file.hpp"
+
+namespace adarl {
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr size_t rate_bins = step_summary::rate_bins;
+
+// The six strategies of the paper's comparison, when compare.strategies is absent.
+const char* const default_strategies = R"(
+- {name: grpo-n4, strategy: {kind: grpo, group_size: 4}}
+- {name: grpo-n8, strategy: {kind: grpo, group_size: 8}}
+- {name: dapo, strategy: {kind: dapo, group_size: 4}}
+- {name: ada-seq-pos, strategy: {kind: ada-seq, exit: pos}}
+- {name: ada-seq-balance, strategy: {kind: ada-seq, exit: balance}}
+- {name: ada-est, strategy: {kind: ada-est}}
+)";
+
+bool safe_name(const std::string& s) {
+  return !s.empty() && s != "." && s != ".." &&
+         std::all_of(s.begin(), s.end(), [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ||
+                  c == '.';
+         });
+}
+
+void read_settings(config_map m, compare_settings& s) {
+  m.get("title", s.title);
+  m.get("out", s.out);
+  m.get("seeds", s.seeds);
+  m.get("sample_budget", s.sample_budget, 1);
+  m.get("max_steps", s.max_steps, 1);
+  m.get("jobs", s.jobs, 1);
+  m.get("baseline", s.baseline);
+  m.get("heldout_metric", s.heldout_metric);
+  if (s.heldout_metric != "greedy" && s.heldout_metric != "sampled")
+    m.fail("heldout_metric", "expected greedy or sampled, got \"" + s.heldout_metric + "\"");
+  m.get("target_heldout", s.target_heldout);
+  m.get("target_reward", s.target_reward);
+  m.get("smooth", s.smooth, 1);
+  m.allow("strategies");
+  if (!m.has("sample_budget"))
+    m.fail("sample_budget", "required: the cumulative samples every run gets");
+  if (s.seeds.empty()) m.fail("seeds", "expected at least one seed");
+  if (std::set<uint64_t>(s.seeds.begin(), s.seeds.end()).size() != s.seeds.size())
+    m.fail("seeds", "expected distinct seeds");
+  if (s.out.empty()) m.fail("out", "expected an output directory");
+  m.finish();
+}
+
+std::string seed_dir(const std::string& out, const std::string& name, uint64_t seed) {
+  return out + "/" + name + "/seed-" + std::to_string(seed);
+}
+
+}  // namespace
+
+result<compare_plan> load_compare_config(const std::string& file,
+                                         const std::vector<std::string>& overrides) {
+  auto loaded = load_yaml_file(file);
+  if (!loaded) return loaded.err();
+  YAML::Node root = *loaded;
+  if (auto ok = apply_overrides(root, overrides, file); !ok) return ok.err();
+  if (!root.IsMap()) return error{file + ": expected a mapping at the top level"};
+  auto errors = std::make_shared<config_errors>();
+  errors->file = file;
+  compare_plan plan;
+  plan.settings.title = "adarl compare: " + file;
+  YAML::Node section = root["compare"];
+  if (!section.IsDefined() || !section.IsMap())
+    return error{file + ": compare: expected a mapping (see configs/compare.yaml)"};
+  read_settings(config_map(section, "compare", errors), plan.settings);
+  YAML::Node entries = section["strategies"];
+  if (!entries.IsDefined() || entries.IsNull()) entries = YAML::Load(default_strategies);
+  if (!entries.IsSequence() || entries.size() == 0)
+    errors->add(entries.Mark(), "compare.strategies",
+                "expected a list of {name, strategy, set} entries");
+  root.remove("compare");
+  const std::string stem = std::filesystem::path(file).stem().string();
+  {
+    auto base = read_pipeline_config(root, file, stem);
+    if (!base) return error{errors->joined() + base.err().message};
+    plan.base = *base;
+  }
+  const auto& s = plan.settings;
+  for (size_t i = 0; entries.IsSequence() && i < entries.size(); ++i) {
+    const std::string at = "compare.strategies[" + std::to_string(i) + "]";
+    config_map e(entries[i], at, errors);
+    std::string name;
+    std::vector<std::string> set;
+    e.get("name", name);
+    e.allow("strategy");
+    YAML::Node strategy = entries[i].IsMap() ? entries[i]["strategy"] : YAML::Node();
+    if (entries[i].IsMap() && entries[i]["set"].IsDefined()) {
+      e.allow("set");
+      for (const auto& o : entries[i]["set"]) {
+        if (!o.IsScalar()) {
+          e.fail("set", "expected a list of key.path=value strings");
+          break;
+        }
+        set.push_back(o.Scalar());
+      }
+    }
+    e.finish();
+    if (!safe_name(name)) {
+      e.fail("name", "expected a name of letters, digits, '-', '_' or '.', got \"" + name + "\"");
+      continue;
+    }
+    if (std::find(plan.strategies.begin(), plan.strategies.end(), name) !=
+        plan.strategies.end()) {
+      e.fail("name", "duplicate strategy name \"" + name + "\"");
+      continue;
+    }
+    if (!strategy.IsDefined() || !strategy.IsMap()) {
+      e.fail("strategy", "expected the strategy section of this entry (a mapping with kind)");
+      continue;
+    }
+    plan.strategies.push_back(name);
+    for (uint64_t seed : s.seeds) {
+      YAML::Node doc = YAML::Clone(root);
+      // A copy: an entry's `set` may write into strategy.*, and the node may be shared
+      // (a YAML alias used by several entries, the entry itself for the next seed).
+      doc["strategy"] = YAML::Clone(strategy);
+      if (auto ok = apply_overrides(doc, set, file); !ok) {
+        e.fail("set", ok.err().message);
+        break;
+      }
+      auto c = read_pipeline_config(doc, file, stem);
+      if (!c) {
+        errors->messages.push_back(at + " (" + name + "):\n" + c.err().message);
+        break;
+      }
+      compare_run r;
+      r.strategy = name;
+      r.seed = seed;
+      r.config = *c;
+      r.config.name = name;
+      r.config.seed = seed;
+      r.config.tracker.seed = seed;
+      r.config.out = seed_dir(s.out, name, seed);
+      r.config.progress = false;
+      r.config.tracker.sample_budget = s.sample_budget;
+      r.config.tracker.steps = s.max_steps;
+      doc["seed"] = seed;
+      doc["compare"]["sample_budget"] = s.sample_budget;
+      doc["compare"]["max_steps"] = s.max_steps;
+      r.document = YAML::Dump(doc);
+      plan.runs.push_back(std::move(r));
+    }
+  }
+  if (errors->empty() &&
+      std::find(plan.strategies.begin(), plan.strategies.end(), s.baseline) ==
+          plan.strategies.end())
+    config_map(section, "compare", errors)
+        .fail("baseline", "expected one of the strategies' names, got \"" + s.baseline + "\"");
+  if (!errors->empty()) {
+    std::string out = errors->joined();
+    if (!out.empty() && out.back() == '\n') out.pop_back();
+    return error{out};
+  }
+  return plan;
+}
+
+compare_outcome run_compare(const compare_plan& plan, prompt_table_ptr prompts,
+                            const engines_for_run& engines, const std::atomic<bool>* stop,
+                            std::ostream& log) {
+  compare_outcome outcome;
+  std::mutex mu;
+  size_t next = 0;
+  auto say = [&](const std::string& line) {
+    std::lock_guard<std::mutex> lock(mu);
+    log << line << std::endl;
+  };
+  auto one = [&](const compare_run& r) {
+    const std::string label = r.strategy + " seed " + std::to_string(r.seed);
+    const std::string done_file = r.config.out + "/done.json";
+    if (std::ifstream f(done_file); f) {
+      json done = json::parse(f, nullptr, /*allow_exceptions=*/false);
+      if (!done.is_object()) {
+        // Never delete a finished run because its marker cannot be read.
+        std::lock_guard<std::mutex> lock(mu);
+        outcome.failed.push_back(label + ": " + done_file + " is unreadable");
+        log << "compare: " << label << ": FAILED: " << done_file
+            << " is unreadable; remove " << r.config.out << " to run it again" << std::endl;
+        return;
+      }
+      if (done.value("document", "") == r.document) {
+        std::lock_guard<std::mutex> lock(mu);
+        ++outcome.kept;
+        log << "compare: " << label << ": kept (finished before, same config)" << std::endl;
+        return;
+      }
+    }
+    std::error_code ec;
+    std::filesystem::remove_all(r.config.out, ec);
+    const auto t0 = steady_clock::now();
+    auto fail = [&](const std::string& why) {
+      std::lock_guard<std::mutex> lock(mu);
+      outcome.failed.push_back(label + ": " + why);
+      log << "compare: " << label << ": FAILED: " << why << std::endl;
+    };
+    auto e = engines(r.config);
+    if (!e) return fail(e.err().message);
+    run_options o;
+    o.stop = stop;
+    auto run = run_pipeline(r.config, prompts, *e, o);
+    if (!run) return fail(run.err().message);
+    const double seconds = seconds_since(t0);
+    if (run->interrupted) {
+      std::lock_guard<std::mutex> lock(mu);
+      outcome.interrupted = true;
+      log << "compare: " << label << ": stopped at version " << run->version << std::endl;
+      return;
+    }
+    const auto marked = write_file_atomic(
+        done_file,
+        json{{"document", r.document}, {"version", run->version}, {"seconds", seconds}}.dump() +
+            "\n");
+    if (!marked) return fail(marked.err().message);
+    std::lock_guard<std::mutex> lock(mu);
+    ++outcome.ran;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.0f s", seconds);
+    log << "compare: " << label << ": " << run->version << " steps in " << buf
+        << (run->warnings ? " (" + std::to_string(run->warnings) + " warnings)" : "")
+        << std::endl;
+  };
+  auto worker = [&] {
+    for (;;) {
+      size_t i;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (next >= plan.runs.size() || (stop && stop->load())) return;
+        i = next++;
+      }
+      one(plan.runs[i]);
+    }
+  };
+  say("compare: " + std::to_string(plan.runs.size()) + " runs (" +
+      std::to_string(plan.strategies.size()) + " strategies x " +
+      std::to_string(plan.settings.seeds.size()) + " seeds), " +
+      std::to_string(plan.settings.jobs) + " at a time, " +
+      std::to_string(plan.settings.sample_budget) + " samples each");
+  std::vector<std::thread> threads;
+  const uint32_t jobs = std::max<uint32_t>(1, plan.settings.jobs);
+  for (uint32_t j = 1; j < jobs; ++j) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+  if (stop && stop->load()) outcome.interrupted = true;
+  return outcome;
+}
+
+namespace {
+
+double number(const json& j, const char* key, double fallback = 0) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+json summary_json(const reach_summary& s, bool with_counts) {
+  json j{{"median", opt(s.median)}, {"min", opt(s.min)}, {"max", opt(s.max)}};
+  if (with_counts) {
+    j["reached"] = s.reached;
+    j["runs"] = s.runs;
+  }
+  return j;
+}
+
+std::optional<double> opt_of(const json& j) {
+  return j.is_number() ? std::optional<double>(j.get<double>()) : std::nullopt;
+}
+
+/// The per-prompt values of an evaluation line: sampled pass rates when there are any.
+std::vector<double> prompt_values(const json& eval, bool sampled) {
+  const char* key = sampled ? "prompt_sampled" : "prompt_greedy";
+  std::vector<double> v;
+  if (auto it = eval.find(key); it != eval.end() && it->is_array())
+    for (const auto& x : *it) v.push_back(x.is_number() ? x.get<double>() : 0.0);
+  return v;
+}
+
+
+}  // namespace
+
+result<json> collect_run(const std::string& dir, const compare_settings& s) {
+  auto steps = read_json_lines(dir + "/metrics.jsonl", /*missing_ok=*/false);
+  if (!steps) return steps.err();
+  auto evals = read_json_lines(dir + "/eval.jsonl", /*missing_ok=*/false);
+  if (!evals) return evals.err();
+  if (evals->empty()) return error{dir + "/eval.jsonl: no evaluation"};
+  // The evaluator writes each evaluation when it completes, and a later version's can
+  // complete first: order them by version so the base, the curve and the final one agree.
+  std::stable_sort(evals->begin(), evals->end(), [](const json& a, const json& b) {
+    return number(a, "version") < number(b, "version");
+  });
+  json run;
+  run["dir"] = dir;
+  json step_rows = json::array();
+  std::map<uint64_t, std::pair<double, double>> at_version{{0, {0.0, 0.0}}};
+  std::vector<double> rewards;
+  std::vector<curve_point> reward_curve, reward_tokens;
+  std::vector<uint64_t> bin_prompts(rate_bins, 0), bin_samples(rate_bins, 0);
+  for (const auto& l : *steps) {
+    const double cs = number(l, "cumulative_samples"), ct = number(l, "cumulative_tokens");
+    step_rows.push_back({{"step", number(l, "step")},
+                         {"cumulative_samples", cs},
+                         {"cumulative_tokens", ct},
+                         {"real_reward", number(l, "real_reward")},
+                         {"zero_gradient_fraction", number(l, "zero_gradient_fraction")},
+                         {"samples_per_prompt_mean", number(l, "samples_per_prompt_mean")}});
+    at_version[uint64_t(number(l, "policy_version"))] = {cs, ct};
+    rewards.push_back(number(l, "real_reward"));
+    reward_curve.push_back({cs, 0});
+    reward_tokens.push_back({ct, 0});
+    if (auto b = l.find("samples_by_pass_rate"); b != l.end() && b->is_object()) {
+      const auto& p = (*b)["prompts"];
+      const auto& n = (*b)["samples"];
+      for (size_t i = 0; p.is_array() && n.is_array() && i < p.size() && i < n.size() &&
+                         i < rate_bins;
+           ++i) {
+        bin_prompts[i] += p[i].is_number_unsigned() ? p[i].get<uint64_t>() : 0;
+        bin_samples[i] += n[i].is_number_unsigned() ? n[i].get<uint64_t>() : 0;
+      }
+    }
+  }
+  const auto smoothed = moving_average(rewards, s.smooth);
+  for (size_t i = 0; i < smoothed.size(); ++i) reward_curve[i].y = reward_tokens[i].y = smoothed[i];
+  run["steps"] = std::move(step_rows);
+  const bool greedy = s.heldout_metric == "greedy";
+  if (!evals->front().contains(s.heldout_metric))
+    return error{dir + "/eval.jsonl: no " + s.heldout_metric +
+                 " accuracy (eval.greedy / eval.samples of the runs)"};
+  run["heldout_metric"] = greedy ? "greedy" : "sampled";
+  json eval_rows = json::array();
+  std::vector<curve_point> acc_samples, acc_tokens;
+  for (const auto& e : *evals) {
+    const uint64_t v = uint64_t(number(e, "version"));
+    auto it = at_version.find(v);
+    if (it == at_version.end()) continue;  // an evaluation of a step not in the metrics
+    const double acc = number(e, greedy ? "greedy" : "sampled");
+    eval_rows.push_back({{"version", v},
+                         {"cumulative_samples", it->second.first},
+                         {"cumulative_tokens", it->second.second},
+                         {"accuracy", acc}});
+    acc_samples.push_back({it->second.first, acc});
+    acc_tokens.push_back({it->second.second, acc});
+  }
+  run["evals"] = std::move(eval_rows);
+  auto reach = [&](const std::vector<curve_point>& c, double target) {
+    return target >= 0 ? opt(first_reach(c, target)) : json(nullptr);
+  };
+  run["samples_to_heldout"] = reach(acc_samples, s.target_heldout);
+  run["tokens_to_heldout"] = reach(acc_tokens, s.target_heldout);
+  run["samples_to_reward"] = reach(reward_curve, s.target_reward);
+  run["tokens_to_reward"] = reach(reward_tokens, s.target_reward);
+  const json& last = evals->back();
+  run["final_version"] = number(last, "version");
+  run["final_accuracy"] = number(last, greedy ? "greedy" : "sampled");
+  run["prompt_final"] = prompt_values(last, !greedy);
+  run["prompt_base"] = prompt_values(evals->front(), number(evals->front(), "sampled", -1) >= 0);
+  run["base_version"] = number(evals->front(), "version");
+  run["pass_rate_bins"] = {{"prompts", bin_prompts}, {"samples", bin_samples}};
+  run["cumulative_samples"] = steps->empty() ? 0.0 : number(steps->back(), "cumulative_samples");
+  run["steps_trained"] = steps->size();
+  return run;
+}
+
+result<json> collect_compare(const compare_settings& s, const std::vector<std::string>& strategies,
+                             const std::vector<compare_run>& runs) {
+  json out;
+  out["title"] = s.title;
+  out["baseline"] = s.baseline;
+  out["budget_samples"] = s.sample_budget;
+  out["targets"] = {{"heldout", s.target_heldout >= 0 ? json(s.target_heldout) : json(nullptr)},
+                    {"real_reward", s.target_reward >= 0 ? json(s.target_reward) : json(nullptr)}};
+  out["pass_rate_bins"] = rate_bins;
+  out["smooth"] = s.smooth;
+  std::map<std::string, std::vector<json>> by_strategy;
+  for (const auto& r : runs) {
+    auto j = collect_run(r.config.out, s);
+    if (!j) return j.err();
+    (*j)["seed"] = r.seed;
+    by_strategy[r.strategy].push_back(std::move(*j));
+  }
+  // Buckets from the base model: the mean over runs of the version 0 per-prompt rates.
+  std::vector<double> base;
+  size_t base_runs = 0;
+  for (const auto& [name, list] : by_strategy)
+    for (const auto& r : list) {
+      if (r["base_version"].get<double>() != 0) continue;
+      const auto v = r["prompt_base"].get<std::vector<double>>();
+      if (base.empty()) base.assign(v.size(), 0.0);
+      if (v.size() != base.size()) continue;
+      for (size_t i = 0; i < v.size(); ++i) base[i] += v[i];
+      ++base_runs;
+    }
+  for (double& b : base) b /= double(std::max<size_t>(1, base_runs));
+  out["buckets"] = {{"labels", {"0", "(0, 0.2]", "(0.2, 0.5]", "(0.5, 1]"}},
+                    {"prompts", bucket_counts(base)}};
+  out["heldout_metric"] = s.heldout_metric;
+  static const char* const reach_keys[] = {"samples_to_heldout", "tokens_to_heldout",
+                                           "samples_to_reward", "tokens_to_reward"};
+  static const char* const ratio_keys[] = {"ratio_heldout_samples", "ratio_heldout_tokens",
+                                           "ratio_reward_samples", "ratio_reward_tokens"};
+  auto reach_of = [&](const std::vector<json>& list, const char* key) {
+    std::vector<std::optional<double>> v;
+    for (const auto& r : list) v.push_back(opt_of(r[key]));
+    return summarize_reach(v);
+  };
+  const auto& baseline_runs = by_strategy[s.baseline];
+  json list = json::array();
+  for (const auto& name : strategies) {
+    auto& rs = by_strategy[name];
+    json summary;
+    for (size_t k = 0; k < 4; ++k) {
+      const auto mine = reach_of(rs, reach_keys[k]);
+      summary[reach_keys[k]] = summary_json(mine, true);
+      summary[ratio_keys[k]] = opt(speedup(reach_of(baseline_runs, reach_keys[k]), mine));
+    }
+    std::vector<double> finals;
+    std::vector<std::vector<double>> per_bucket(difficulty_buckets);
+    for (auto& r : rs) {
+      finals.push_back(r["final_accuracy"].get<double>());
+      const auto f = r["prompt_final"].get<std::vector<double>>();
+      json ba = json::array();
+      if (f.size() == base.size()) {
+        const auto m = bucket_means(base, f);
+        for (int b = 0; b < difficulty_buckets; ++b) {
+          ba.push_back(opt(m[b]));
+          if (m[b]) per_bucket[b].push_back(*m[b]);
+        }
+      } else {
+        for (int b = 0; b < difficulty_buckets; ++b) ba.push_back(nullptr);
+      }
+      r["bucket_accuracy"] = std::move(ba);
+      r.erase("prompt_base");  // large, and the same for every run
+    }
+    summary["final_accuracy"] = summary_json(summarize(finals), false);
+    json buckets = json::array();
+    for (const auto& v : per_bucket)
+      buckets.push_back(v.empty() ? json(nullptr) : summary_json(summarize(v), false));
+    summary["bucket_accuracy"] = std::move(buckets);
+    list.push_back({{"name", name}, {"runs", rs}, {"summary", std::move(summary)}});
+  }
+  out["strategies"] = std::move(list);
+  out["base_pass_rates"] = base;
+  return out;
+}
+
+std::string compare_table(const json& c) {
+  auto num = [](const json& v, const char* fmt) {
+    if (!v.is_number()) return std::string("-");
+    char buf[32];
+    std::snprintf(buf, sizeof buf, fmt, v.get<double>());
+    return std::string(buf);
+  };
+  auto reach = [&](const json& s) {
+    if (!s.is_object()) return std::string("-");
+    const std::string counts = std::to_string(s.value("reached", 0)) + "/" +
+                               std::to_string(s.value("runs", 0));
+    if (!s["median"].is_number()) return "never (" + counts + ")";
+    return num(s["median"], "%.0f") + " [" + num(s["min"], "%.0f") + ", " +
+           (s["max"].is_number() ? num(s["max"], "%.0f") : std::string("never")) + "] " + counts;
+  };
+  char line[512];
+  std::string out;
+  std::snprintf(line, sizeof line, "%-16s %-30s %-6s %-30s %-6s %-22s\n", "strategy",
+                "samples to held-out target", "ratio", "samples to reward target", "ratio",
+                "final held-out acc");
+  out += line;
+  for (const auto& st : c.value("strategies", json::array())) {
+    const json& s = st["summary"];
+    const json& f = s["final_accuracy"];
+    const std::string acc = num(f["median"], "%.3f") + " [" + num(f["min"], "%.3f") + ", " +
+                            num(f["max"], "%.3f") + "]";
+    std::snprintf(line, sizeof line, "%-16s %-30s %-6s %-30s %-6s %-22s\n",
+                  st.value("name", "?").c_str(), reach(s["samples_to_heldout"]).c_str(),
+                  num(s["ratio_heldout_samples"], "%.2f").c_str(),
+                  reach(s["samples_to_reward"]).c_str(),
+                  num(s["ratio_reward_samples"], "%.2f").c_str(), acc.c_str());
+    out += line;
+  }
+  return out;
+}
+
+}  // namespace adarl

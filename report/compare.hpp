@@ -1,0 +1,103 @@
+#pragma once
+// `adarl compare`: several strategies over several seeds from one pipeline config, each
+// from the same base checkpoint and the same prompts, each with the same cumulative
+// sample budget; then compare.json (every number) and the report. Torch-free: the
+// engines come from a function (cli/run_engines.hpp for the transformer).
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "algorithms/result.hpp"
+#include "pipelines/pipeline.hpp"
+
+namespace adarl {
+
+/// The `compare:` section of a compare config (configs/compare.yaml documents it).
+struct compare_settings {
+  std::string title;               ///< Shown on the report.
+  std::string out = "runs/compare";  ///< OUT/<strategy>/seed-<s>/, compare.json, report.html.
+  std::vector<uint64_t> seeds{1, 2, 3};
+  uint64_t sample_budget = 0;      ///< Cumulative samples of every run (required, > 0).
+  uint64_t max_steps = 100000;     ///< Safety cap on each run's steps.
+  uint32_t jobs = 1;               ///< Runs at once.
+  std::string baseline = "grpo-n4";  ///< Ratios are against this strategy.
+  /// Which held-out accuracy is compared: "greedy" (one greedy completion per prompt)
+  /// or "sampled" (mean reward of eval.samples completions: less noisy).
+  std::string heldout_metric = "greedy";
+  /// Targets; negative = none (the reach columns stay empty).
+  double target_heldout = -1;      ///< Held-out accuracy (heldout_metric).
+  double target_reward = -1;       ///< real_reward, smoothed over `smooth` steps.
+  uint32_t smooth = 5;
+};
+
+/// One run of the comparison.
+struct compare_run {
+  std::string strategy;            ///< The strategy entry's name.
+  uint64_t seed = 1;
+  pipeline_config config;          ///< Fully resolved (out, seed, budget, no progress line).
+  std::string document;            ///< The run's YAML, to tell whether a finished run is current.
+};
+
+/// A compare config read and expanded into its runs (strategies x seeds, in that order).
+struct compare_plan {
+  compare_settings settings;
+  pipeline_config base;            ///< The document without `compare:`: prompts, SFT base.
+  std::vector<std::string> strategies;  ///< Entry names in order.
+  std::vector<compare_run> runs;
+};
+
+/// Reads a compare config: a pipeline document (as `adarl run` reads) plus a `compare:`
+/// section, after the overrides (which may address compare.* keys too). Each entry of
+/// compare.strategies has a `name`, a `strategy` mapping that replaces the document's
+/// and optional `set` overrides; without the list, the six defaults (grpo-n4, grpo-n8,
+/// dapo, ada-seq-pos, ada-seq-balance, ada-est). Every run's document is validated
+/// here, so a bad entry fails before any run starts; errors name the file, line and
+/// key, prefixed by the entry for a strategy's own problems.
+result<compare_plan> load_compare_config(const std::string& file,
+                                         const std::vector<std::string>& overrides);
+
+/// The engines of one run (the same base checkpoint for all of them).
+using engines_for_run = std::function<result<engine_factories>(const pipeline_config&)>;
+
+/// How the runs went.
+struct compare_outcome {
+  uint32_t ran = 0;                ///< Runs trained now.
+  uint32_t kept = 0;               ///< Runs already finished with the same document.
+  std::vector<std::string> failed; ///< "name seed s: why", one per failed run.
+  bool interrupted = false;
+};
+
+/// Runs every run of `plan` on the same prompts, `settings.jobs` at a time. A run whose
+/// directory holds a done.json for the same document is kept (a comparison can be
+/// continued after Ctrl-C); another run's directory is cleared first. A failed run is
+/// reported and the others go on. One line per run on `log`.
+compare_outcome run_compare(const compare_plan& plan, prompt_table_ptr prompts,
+                            const engines_for_run& engines, const std::atomic<bool>* stop,
+                            std::ostream& log);
+
+/// One run's entry of compare.json from its output directory (metrics.jsonl,
+/// eval.jsonl): curves, samples and tokens to the targets, final accuracy and the
+/// per-prompt final accuracy ("prompt_final"), samples by estimated pass rate. A missing
+/// or malformed file is an error naming it (and the line); a torn last line (a run still
+/// writing, or stopped while writing) is left out (read_json_lines).
+result<nlohmann::json> collect_run(const std::string& dir, const compare_settings& s);
+
+/// compare.json from the runs' directories: per run (collect_run), per strategy
+/// summaries over seeds (median, min, max; ratios against the baseline), difficulty
+/// buckets from the base model's held-out pass rates (the version 0 evaluations: sampled
+/// pass rate when eval.samples > 0, greedy otherwise) and final accuracy per bucket.
+/// Runs whose directories cannot be read are errors.
+result<nlohmann::json> collect_compare(const compare_settings& s,
+                                       const std::vector<std::string>& strategies,
+                                       const std::vector<compare_run>& runs);
+
+/// The summary table as text (one row per strategy), for the terminal and the README.
+std::string compare_table(const nlohmann::json& compare);
+
+}  // namespace adarl

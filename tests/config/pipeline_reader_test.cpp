@@ -1,0 +1,377 @@
+// pipeline_reader: the `adarl run` document, its validation and the shipped configs.
+#include "config/pipeline_reader.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace adarl {
+namespace {
+
+const std::string configs_dir = std::string(ADARL_SOURCE_DIR) + "/configs";
+const std::string quickstart = configs_dir + "/quickstart.yaml";
+
+/// Writes `text` to a file named `name` under the test's temporary directory.
+std::string write_file(const std::string& name, const std::string& text) {
+  const auto file = testing::TempDir() + "/" + name;
+  std::ofstream(file) << text;
+  return file;
+}
+
+/// The error of loading `file` with `overrides`; fails the test when it loads.
+std::string error_of(const std::string& file, const std::vector<std::string>& overrides) {
+  auto c = load_pipeline_config(file, overrides);
+  EXPECT_FALSE(c.ok()) << "expected an error for " << file;
+  return c.ok() ? "" : c.err().message;
+}
+
+/// The lines of `text`.
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const auto end = text.find('\n', start);
+    out.push_back(text.substr(start, end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+struct expected_strategy {
+  strategy_kind kind;
+  exit_rule exit = exit_rule::balance;  // ada-seq only
+};
+
+TEST(PipelineReaderTest, EveryShippedRunConfigLoadsWithTheStrategyItsNameSays) {
+  const std::map<std::string, expected_strategy> expected = {
+      {"quickstart", {strategy_kind::ada_seq, exit_rule::balance}},
+      {"grpo", {strategy_kind::grpo}},
+      {"dr-grpo", {strategy_kind::dr_grpo}},
+      {"dapo", {strategy_kind::dapo}},
+      {"ada-seq-pos", {strategy_kind::ada_seq, exit_rule::pos}},
+      {"ada-seq-balance", {strategy_kind::ada_seq, exit_rule::balance}},
+      {"ada-est", {strategy_kind::ada_est}},
+      {"ada-est-online", {strategy_kind::ada_est_online}},
+      {"sim-smoke", {strategy_kind::ada_seq, exit_rule::pos}},
+  };
+  size_t loaded = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(configs_dir)) {
+    const auto path = entry.path();
+    const auto stem = path.stem().string();
+    if (path.extension() != ".yaml" || stem == "sft" || stem == "simulate" || stem == "compare")
+      continue;  // other commands' documents (compare_test.cpp reads compare.yaml)
+    auto c = load_pipeline_config(path.string(), {});
+    ASSERT_TRUE(c.ok()) << c.err().message;
+    ++loaded;
+    EXPECT_EQ(c->name, stem);
+    EXPECT_EQ(c->out, "runs/" + stem);
+    const auto it = expected.find(stem);
+    ASSERT_NE(it, expected.end()) << path << ": add its expected strategy to this test";
+    EXPECT_EQ(c->tracker.strategy.kind, it->second.kind) << stem;
+    if (it->second.kind == strategy_kind::ada_seq) {
+      EXPECT_EQ(c->tracker.strategy.seq.exit, it->second.exit) << stem;
+    }
+    EXPECT_GE(c->tracker.steps, 1u) << stem;
+  }
+  EXPECT_EQ(loaded, expected.size());
+}
+
+TEST(PipelineReaderTest, QuickstartHasTheDocumentedBudget) {
+  auto c = load_pipeline_config(quickstart, {});
+  ASSERT_TRUE(c.ok()) << c.err().message;
+  EXPECT_EQ(c->policy.kind, policy_kind::transformer);
+  EXPECT_EQ(c->policy.model.d_model, 128);
+  EXPECT_EQ(c->policy.model.n_heads, 4);
+  EXPECT_EQ(c->policy.model.vocab_size, 100);  // 95 printable + newline + 4 special
+  EXPECT_EQ(c->tasks.suite, "general");
+  EXPECT_EQ(c->tracker.prompts_per_step, 16u);
+  EXPECT_EQ(c->tracker.steps, 150u);
+  EXPECT_EQ(c->tracker.sample_budget, 0u);
+  EXPECT_EQ(c->tracker.lease_ns, 60'000'000'000u);
+  EXPECT_EQ(c->actors.generator_capacity, 128u);
+  EXPECT_EQ(c->actors.sim_latency.capacity, 128u);
+  EXPECT_DOUBLE_EQ(c->learner.optimizer.lr, 5e-4);
+  EXPECT_EQ(c->learner.optimizer.warmup_steps, 5);
+  EXPECT_EQ(c->learner.checkpoint_every, 50u);
+  EXPECT_EQ(c->eval.every, 25u);
+  EXPECT_EQ(c->eval.every_samples, 0u);
+}
+
+TEST(PipelineReaderTest, SimSmokeIsATinySimulatedRun) {
+  auto c = load_pipeline_config(configs_dir + "/sim-smoke.yaml", {});
+  ASSERT_TRUE(c.ok()) << c.err().message;
+  EXPECT_EQ(c->policy.kind, policy_kind::simulated);
+  EXPECT_EQ(c->tracker.steps, 5u);
+  EXPECT_EQ(c->tracker.prompts_per_step, 8u);
+  EXPECT_EQ(c->tasks.train, 64u);
+  EXPECT_EQ(c->tasks.held_out, 16u);
+  // The tracker takes the run's seed and determinism.
+  EXPECT_EQ(c->tracker.seed, c->seed);
+  EXPECT_EQ(c->tracker.lag.exact, c->deterministic);
+}
+
+TEST(PipelineReaderTest, OverridesChangeValues) {
+  auto c = load_pipeline_config(
+      quickstart, {"tracker.steps=7", "strategy.exit=pos", "strategy.group_size=2",
+                   "model.kind=simulated", "tracker.lease_seconds=0.5", "seed=42",
+                   "deterministic=true", "tasks.difficulty_mix=[0, 1, 2]"});
+  ASSERT_TRUE(c.ok()) << c.err().message;
+  EXPECT_EQ(c->tracker.steps, 7u);
+  EXPECT_EQ(c->tracker.strategy.seq.exit, exit_rule::pos);
+  EXPECT_EQ(c->tracker.strategy.seq.group_size, 2u);
+  EXPECT_EQ(c->policy.kind, policy_kind::simulated);
+  EXPECT_EQ(c->tracker.lease_ns, 500'000'000u);
+  EXPECT_EQ(c->tracker.seed, 42u);
+  EXPECT_TRUE(c->tracker.lag.exact);
+  EXPECT_EQ(c->tasks.difficulty_mix, (std::vector<double>{0, 1, 2}));
+  // Another kind rejects the file's keys of this one (the section is per kind).
+  EXPECT_NE(error_of(quickstart, {"strategy.kind=grpo"})
+                .find(": strategy.round_size: unknown key"),
+            std::string::npos);
+}
+
+TEST(PipelineReaderTest, NameDefaultsToTheFileStemAndOutToRunsName) {
+  const auto file = write_file("my-run.yaml", "tracker:\n  steps: 3\n");
+  auto c = load_pipeline_config(file, {});
+  ASSERT_TRUE(c.ok()) << c.err().message;
+  EXPECT_EQ(c->name, "my-run");
+  EXPECT_EQ(c->out, "runs/my-run");
+  EXPECT_EQ(c->tracker.steps, 3u);
+  EXPECT_EQ(c->tracker.prompts_per_step, tracker_config{}.prompts_per_step);
+  c = load_pipeline_config(file, {"name=other"});
+  ASSERT_TRUE(c.ok()) << c.err().message;
+  EXPECT_EQ(c->out, "runs/other");
+  c = load_pipeline_config(file, {"name=other", "out=/tmp/elsewhere"});
+  ASSERT_TRUE(c.ok()) << c.err().message;
+  EXPECT_EQ(c->out, "/tmp/elsewhere");
+}
+
+TEST(PipelineReaderTest, UnknownKeyInTheFileIsRejectedWithPathAndLine) {
+  const auto file = write_file("unknown_key.yaml",
+                               "tracker:\n  steps: 5\n  bogus: 1\nmodel:\n  sim:\n"
+                               "    typo_lr: 2\nextra: true\n");
+  const auto e = lines(error_of(file, {}));
+  EXPECT_EQ(e, (std::vector<std::string>{
+                   file + ":6: model.sim.typo_lr: unknown key",
+                   file + ":3: tracker.bogus: unknown key",
+                   file + ":7: extra: unknown key",
+               }));
+}
+
+TEST(PipelineReaderTest, UnknownKeyInAnOverrideIsRejectedWithItsPath) {
+  EXPECT_EQ(error_of(quickstart, {"tracker.bogus=1"}),
+            quickstart + ": tracker.bogus: unknown key");
+  EXPECT_EQ(error_of(quickstart, {"nosuch.key=1"}), quickstart + ": nosuch: unknown key");
+  // A key of another strategy kind is unknown to this one.
+  EXPECT_EQ(error_of(quickstart, {"strategy.rounds=four"}),
+            quickstart + ": strategy.rounds: unknown key");
+}
+
+TEST(PipelineReaderTest, BadValuesAreAllReportedWithTheirKeys) {
+  const auto e = lines(error_of(
+      quickstart,
+      {"strategy.max_rounds=four", "sampling.top_p=2", "tracker.steps=0",
+       "model.n_heads=3", "model.device=gpu", "tasks.suite=poetry", "actors.generators=0",
+       "learner.micro_batch=0", "tracker.lease_seconds=0", "sampling.temperature=0"}));
+  const std::vector<std::string> want = {
+      quickstart + ": model.n_heads: expected a positive divisor of d_model, got \"3\"",
+      quickstart + ": model.device: expected cpu or cuda:N, got \"gpu\"",
+      quickstart +
+          ": tasks.suite: expected one of code, general, math, mixed (or a "
+          "dataset), got \"poetry\"",
+      quickstart + ": strategy.max_rounds: expected a non-negative integer, got \"four\"",
+      quickstart + ": tracker.steps: expected an integer in [1, 1000000000], got \"0\"",
+      quickstart + ": tracker.lease_seconds: expected a number in [0.001, 604800], got \"0\"",
+      quickstart + ": sampling.temperature: expected a number > 0, got \"0\"",
+      quickstart + ": sampling.top_p: expected 0 < top_p <= 1, got \"2\"",
+      quickstart + ": actors.generators: expected at least 1 without remote generators (actors.remote_generators.bind), got \"0\"",
+      quickstart + ": learner.micro_batch: expected an integer in [1, 65536], got \"0\"",
+  };
+  EXPECT_EQ(e, want);
+}
+
+// Each of these once crashed or hung a run (an uncaught c10::Error, thread creation,
+// an allocation inside an actor, a lease rounded to 0 ns): now each is refused before
+// anything starts, naming its key.
+TEST(PipelineReaderTest, OversizedAndDegenerateValuesAreRefusedWithTheirKey) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"model.d_ff=2000000000"}, "model.d_ff: expected an integer in [1, 131072]"},
+      {{"model.d_model=16384"}, "model.d_model: the shape has "},
+      {{"actors.scheduler_threads=100000"}, "actors.scheduler_threads: expected an integer in [1, 256]"},
+      {{"actors.generator_capacity=4000000000"},
+       "actors.generator_capacity: expected an integer in [1, 65536]"},
+      {{"strategy.round_size=2000000000"},
+       "strategy.round_size: expected round_size * max_rounds <= 65536"},
+      {{"tasks.train=4000000000"}, "tasks.train: expected an integer in [1, 1000000]"},
+      {{"tracker.lease_seconds=1e-12"}, "tracker.lease_seconds: expected a number in [0.001, 604800]"},
+      {{"tracker.prompts_per_step=65536", "tasks.train=100000", "strategy.round_size=64",
+        "strategy.max_rounds=16"},
+       "tracker.prompts_per_step: a step of 65536 prompts"},
+      {{"stall_seconds=0"}, "stall_seconds: expected a number in [1, 604800]"},
+      {{"sampling.max_new_tokens=100000"}, "sampling.max_new_tokens: expected an integer in [1, 65536]"},
+  };
+  for (const auto& [overrides, message] : cases) {
+    SCOPED_TRACE(overrides.front());
+    const auto e = error_of(quickstart, overrides);
+    EXPECT_NE(e.find(quickstart + ": " + message), std::string::npos) << e;
+  }
+}
+
+// Every key a run reads is recorded with its effective value, defaults included, so a
+// checkpoint says exactly what its run was.
+TEST(PipelineReaderTest, EffectiveValuesNameEveryKeyWithItsValue) {
+  auto c = load_pipeline_config(quickstart, {"strategy.round_size=16"});
+  ASSERT_TRUE(c) << c.err().message;
+  const auto& v = c->effective;
+  EXPECT_EQ(v.at("strategy.round_size"), "16");
+  EXPECT_EQ(v.at("strategy.kind"), "ada-seq");
+  EXPECT_EQ(v.at("seed"), "1");
+  EXPECT_EQ(v.at("model.d_model"), "128");
+  EXPECT_EQ(v.at("tracker.estimator.lambda"), "0.9");
+  EXPECT_EQ(v.at("model.kind"), "transformer");
+  EXPECT_EQ(v.at("stall_seconds"), "600");  // absent from the file: the default
+}
+
+TEST(PipelineReaderTest, RemoteVerifiersAreOffByDefaultAndTheirValuesChecked) {
+  auto c = load_pipeline_config(quickstart, {});
+  ASSERT_TRUE(c) << c.err().message;
+  EXPECT_EQ(c->actors.remote_verifiers.bind, "");
+  auto on = load_pipeline_config(quickstart, {"actors.remote_verifiers.bind=tcp://*:5557",
+                                              "actors.remote_verifiers.local_after=0"});
+  ASSERT_TRUE(on) << on.err().message;
+  EXPECT_EQ(on->actors.remote_verifiers.bind, "tcp://*:5557");
+  EXPECT_EQ(on->actors.remote_verifiers.pool.local_after, 0.0);
+  EXPECT_EQ(on->actors.remote_verifiers.pool.timeout, 3.0);
+  const auto e = lines(error_of(quickstart, {"actors.remote_verifiers.bind=http://x:1",
+                                             "actors.remote_verifiers.heartbeat=5"}));
+  ASSERT_EQ(e.size(), 2u);
+  EXPECT_EQ(e[0], quickstart +
+                      ": actors.remote_verifiers.bind: expected \"\" (off) or a ZeroMQ endpoint "
+                      "(tcp://HOST:PORT, ipc://PATH), got \"http://x:1\"");
+  // The timeout is the file's: its line is named.
+  EXPECT_EQ(e[1].rfind(quickstart + ":", 0), 0u) << e[1];
+  EXPECT_NE(e[1].find(": actors.remote_verifiers.timeout: expected more seconds than heartbeat "
+                      "(5), got \"3\""),
+            std::string::npos)
+      << e[1];
+}
+
+TEST(PipelineReaderTest, BadValueInTheFileNamesItsLine) {
+  const auto file = write_file("bad_value.yaml",
+                               "tracker:\n  steps: 2\nsampling:\n  temperature: 0\n"
+                               "model:\n  d_model: 64\n  n_heads: 5\n");
+  const auto e = lines(error_of(file, {}));
+  EXPECT_EQ(e, (std::vector<std::string>{
+                   file + ":7: model.n_heads: expected a positive divisor of d_model, "
+                          "got \"5\"",
+                   file + ":4: sampling.temperature: expected a number > 0, got \"0\"",
+               }));
+}
+
+TEST(PipelineReaderTest, AnErrorElsewhereDoesNotHideAStrategyRangeError) {
+  const auto e = error_of(quickstart, {"model.n_heads=3", "strategy.round_size=2"});
+  EXPECT_NE(e.find("model.n_heads"), std::string::npos) << e;
+  EXPECT_NE(e.find("strategy.round_size"), std::string::npos) << e;
+}
+
+TEST(PipelineReaderTest, ARunMustEnd) {
+  const auto file = write_file("no_steps.yaml", "tracker:\n  prompts_per_step: 4\n");
+  const auto e = error_of(file, {});
+  EXPECT_EQ(e, file +
+                   ":2: tracker.steps: expected a positive number of training steps "
+                   "(a run must end)");
+}
+
+TEST(PipelineReaderTest, PromptsPerStepMustFitTheTrainingPrompts) {
+  const auto file = write_file("too_many_prompts.yaml",
+                               "tasks:\n  train: 8\ntracker:\n  steps: 2\n"
+                               "  prompts_per_step: 16\n");
+  EXPECT_EQ(error_of(file, {}), file +
+                                    ":5: tracker.prompts_per_step: expected at most "
+                                    "tasks.train (8), got \"16\"");
+  EXPECT_TRUE(load_pipeline_config(file, {"tracker.prompts_per_step=8"}).ok());
+}
+
+TEST(PipelineReaderTest, MissingDatasetFileIsAnErrorNamingIt) {
+  const auto missing = testing::TempDir() + "/no_such_dataset.jsonl";
+  const auto e = error_of(quickstart, {"tasks.dataset=" + missing});
+  EXPECT_EQ(e, quickstart + ": tasks.dataset: expected an existing JSONL file, got \"" +
+                   missing + "\" (not found)");
+  // An existing dataset replaces the suite, whose name is then not checked.
+  const auto dataset = write_file("dataset.jsonl", "{}\n");
+  auto c = load_pipeline_config(quickstart,
+                                {"tasks.dataset=" + dataset, "tasks.suite=poetry"});
+  ASSERT_TRUE(c.ok()) << c.err().message;
+  EXPECT_EQ(c->tasks.dataset, dataset);
+}
+
+TEST(PipelineReaderTest, FileAndOverrideSyntaxErrorsNameTheFile) {
+  const auto missing = testing::TempDir() + "/missing.yaml";
+  EXPECT_NE(error_of(missing, {}).find(missing), std::string::npos);
+  EXPECT_EQ(error_of(quickstart, {"tracker.steps"}),
+            quickstart + ": override \"tracker.steps\": expected KEY.PATH=VALUE");
+  const auto broken = write_file("broken.yaml", "tracker: [1, 2\n");
+  EXPECT_NE(error_of(broken, {}).find(broken + ":"), std::string::npos);
+}
+
+// Found with tests/fuzz/fuzz_overrides: copying a self-referring override value (a YAML
+// alias inside its own anchor) to drop its line recursed without end.
+TEST(PipelineReaderTest, SelfReferringOverrideIsAnErrorNotACrash) {
+  for (const std::string o : {"eval=&a [*a]", "eval=&a {every: *a}"}) {
+    const auto message = error_of(quickstart, {o});
+    EXPECT_EQ(
+        message.rfind(quickstart + ": override \"" + o + "\": a value deeper than 32", 0),
+        0u)
+        << message;
+  }
+}
+
+// Found with tests/fuzz/fuzz_pipeline_config: a file name longer than the file system
+// allows made std::filesystem throw out of the reader (and the run terminate).
+TEST(PipelineReaderTest, FileNameTooLongIsAnErrorNotAnException) {
+  const std::string name(300, 'd');
+  const auto dataset = error_of(quickstart, {"tasks.dataset=" + name});
+  EXPECT_NE(dataset.find("tasks.dataset: expected an existing JSONL file, got \"" + name +
+                         "\" (File name too long)"),
+            std::string::npos)
+      << dataset;
+  const auto checkpoint = error_of(quickstart, {"model.base_checkpoint=" + name});
+  EXPECT_NE(checkpoint.find("model.base_checkpoint: expected an existing checkpoint, got \"" +
+                            name + "\" (File name too long)"),
+            std::string::npos)
+      << checkpoint;
+}
+
+TEST(PipelineReaderTest, DeviceAcceptsCpuAndCudaN) {
+  for (const std::string ok : {"cpu", "cuda:0", "cuda:12"}) {
+    auto c = load_pipeline_config(quickstart, {"model.device=" + ok});
+    EXPECT_TRUE(c.ok()) << ok;
+  }
+  for (const std::string bad : {"cuda", "cuda:", "cuda:x", "CPU", "mps"})
+    EXPECT_NE(error_of(quickstart, {"model.device=" + bad}).find("model.device"),
+              std::string::npos)
+        << bad;
+}
+
+TEST(PipelineReaderTest, DescribeSummarisesStrategyBudgetAndActors) {
+  auto c = load_pipeline_config(quickstart, {"actors.generators=2"});
+  ASSERT_TRUE(c.ok()) << c.err().message;
+  const auto d = describe(*c);
+  EXPECT_NE(d.find("quickstart: ada-seq exit balance (n 4, round 8, rounds 4)"),
+            std::string::npos)
+      << d;
+  EXPECT_NE(d.find("150 steps x 16 prompts"), std::string::npos) << d;
+  EXPECT_NE(d.find("2 generator(s) x 128 rows"), std::string::npos) << d;
+  EXPECT_NE(d.find("suite general (512 train, 128 held out)"), std::string::npos) << d;
+  c = load_pipeline_config(configs_dir + "/grpo.yaml", {});
+  ASSERT_TRUE(c.ok()) << c.err().message;
+  EXPECT_NE(describe(*c).find("grpo: grpo (n 4)"), std::string::npos) << describe(*c);
+}
+
+}  // namespace
+}  // namespace adarl

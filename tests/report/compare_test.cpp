@@ -1,0 +1,413 @@
+// adarl compare: reading the compare document, the numbers of compare.json from run
+// directories (targets never reached included), and a tiny comparison end to end on
+// the simulated policy.
+#include "report/compare.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include <nlohmann/json.hpp>
+
+#include "report/report.hpp"
+#include "cli/run_tasks.hpp"
+
+namespace adarl {
+namespace {
+
+using json = nlohmann::json;
+
+const std::string configs_dir = std::string(ADARL_SOURCE_DIR) + "/configs";
+
+std::string fresh_dir(const std::string& name) {
+  const std::string dir = testing::TempDir() + "adarl_compare_" + name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+std::string write_file(const std::string& file, const std::string& text) {
+  std::ofstream(file) << text;
+  return file;
+}
+
+// A small simulated pipeline plus a compare section of two strategies.
+std::string tiny_document(const std::string& out) {
+  return R"(model:
+  kind: simulated
+tasks:
+  suite: math
+  train: 64
+  held_out: 16
+strategy:
+  kind: grpo
+tracker:
+  prompts_per_step: 8
+  steps: 1
+actors:
+  generators: 2
+  generator_capacity: 16
+eval:
+  every_samples: 64
+  samples: 2
+progress: false
+compare:
+  out: )" + out + R"(
+  seeds: [1, 2]
+  sample_budget: 200
+  baseline: grpo-n4
+  target_heldout: 0.0
+  target_reward: 2.0
+  strategies:
+    - {name: grpo-n4, strategy: {kind: grpo, group_size: 4}}
+    - name: ada-seq-balance
+      strategy: {kind: ada-seq, exit: balance}
+      set: ["learner.lr=0.003"]
+)";
+}
+
+TEST(CompareConfigTest, TheShippedExperimentLoadsWithSixStrategiesAndThreeSeeds) {
+  auto plan = load_compare_config(configs_dir + "/compare.yaml", {});
+  ASSERT_TRUE(plan) << plan.err().message;
+  EXPECT_EQ(plan->strategies,
+            (std::vector<std::string>{"grpo-n4", "grpo-n8", "dapo", "ada-seq-pos",
+                                      "ada-seq-balance", "ada-est"}));
+  ASSERT_EQ(plan->runs.size(), 18u);
+  EXPECT_EQ(plan->settings.baseline, "grpo-n4");
+  EXPECT_GT(plan->settings.sample_budget, 0u);
+  // Strategy entries replace the strategy; everything else is the shared document.
+  const auto& first = plan->runs[0];
+  EXPECT_EQ(first.strategy, "grpo-n4");
+  EXPECT_EQ(first.config.tracker.strategy.kind, strategy_kind::grpo);
+  EXPECT_EQ(first.config.tracker.strategy.uniform.group_size, 4u);
+  EXPECT_EQ(plan->runs[3].config.tracker.strategy.uniform.group_size, 8u);
+  const auto& seq = plan->runs[12];
+  EXPECT_EQ(seq.strategy, "ada-seq-balance");
+  EXPECT_EQ(seq.config.tracker.strategy.seq.exit, exit_rule::balance);
+  for (const auto& r : plan->runs) {
+    EXPECT_EQ(r.config.tracker.sample_budget, plan->settings.sample_budget);
+    EXPECT_EQ(r.config.tracker.seed, r.seed);
+    EXPECT_EQ(r.config.out, "runs/compare/" + r.strategy + "/seed-" + std::to_string(r.seed));
+    EXPECT_EQ(r.config.tasks.train, plan->base.tasks.train);
+    EXPECT_DOUBLE_EQ(r.config.learner.optimizer.lr, plan->base.learner.optimizer.lr);
+  }
+}
+
+TEST(CompareConfigTest, DefaultsToTheSixStrategiesAndAppliesEntryOverrides) {
+  const std::string dir = fresh_dir("config");
+  auto doc = tiny_document(dir + "/out");
+  auto plan = load_compare_config(write_file(dir + "/c.yaml", doc), {});
+  ASSERT_TRUE(plan) << plan.err().message;
+  ASSERT_EQ(plan->runs.size(), 4u);
+  EXPECT_DOUBLE_EQ(plan->runs[2].config.learner.optimizer.lr, 0.003);  // set: of the entry
+  EXPECT_DOUBLE_EQ(plan->runs[3].config.learner.optimizer.lr, 0.003);
+  EXPECT_NE(plan->runs[0].config.learner.optimizer.lr, 0.003);
+  EXPECT_NE(plan->runs[1].config.learner.optimizer.lr, 0.003);
+  EXPECT_NE(plan->runs[0].document, plan->runs[1].document);  // seeds differ
+  // Without a list: the six defaults.
+  auto defaults = load_compare_config(dir + "/c.yaml", {"compare.strategies=null"});
+  ASSERT_TRUE(defaults) << defaults.err().message;
+  EXPECT_EQ(defaults->strategies.size(), 6u);
+  EXPECT_EQ(defaults->strategies.back(), "ada-est");
+}
+
+TEST(CompareConfigTest, AnEntrysStrategyOverrideStaysInThatEntry) {
+  // Two entries share one strategy section through a YAML alias; the first changes it
+  // with `set`. The second must see the section as written.
+  const std::string dir = fresh_dir("alias");
+  auto doc = tiny_document(dir + "/out");
+  const std::string from = doc.substr(doc.find("  strategies:"));
+  doc.replace(doc.find("  strategies:"), from.size(), R"(  strategies:
+    - name: tuned
+      strategy: &seq {kind: ada-seq, exit: balance, max_rounds: 4}
+      set: ["strategy.max_rounds=7"]
+    - {name: plain, strategy: *seq}
+)");
+  auto plan = load_compare_config(write_file(dir + "/c.yaml", doc), {"compare.baseline=plain"});
+  ASSERT_TRUE(plan) << plan.err().message;
+  ASSERT_EQ(plan->runs.size(), 4u);
+  EXPECT_EQ(plan->runs[0].config.tracker.strategy.seq.max_rounds, 7u);
+  EXPECT_EQ(plan->runs[1].config.tracker.strategy.seq.max_rounds, 7u);
+  EXPECT_EQ(plan->runs[2].config.tracker.strategy.seq.max_rounds, 4u);
+  EXPECT_EQ(plan->runs[3].config.tracker.strategy.seq.max_rounds, 4u);
+}
+
+TEST(CompareConfigTest, BadEntriesAreReportedWithTheirEntryAndKey) {
+  const std::string dir = fresh_dir("bad");
+  const std::string file = write_file(dir + "/c.yaml", tiny_document(dir + "/out"));
+  auto bad_kind = load_compare_config(
+      file, {"compare.strategies=[{name: a, strategy: {kind: nope}}, {name: grpo-n4, "
+             "strategy: {kind: grpo}}]"});
+  ASSERT_FALSE(bad_kind);
+  EXPECT_NE(bad_kind.err().message.find("compare.strategies[0] (a)"), std::string::npos)
+      << bad_kind.err().message;
+  EXPECT_NE(bad_kind.err().message.find("strategy.kind"), std::string::npos);
+
+  auto duplicate = load_compare_config(
+      file, {"compare.strategies=[{name: grpo-n4, strategy: {kind: grpo}}, {name: grpo-n4, "
+             "strategy: {kind: dapo}}]"});
+  ASSERT_FALSE(duplicate);
+  EXPECT_NE(duplicate.err().message.find("duplicate strategy name"), std::string::npos);
+
+  auto baseline = load_compare_config(file, {"compare.baseline=grpo-n16"});
+  ASSERT_FALSE(baseline);
+  EXPECT_NE(baseline.err().message.find("compare.baseline"), std::string::npos);
+
+  auto budget = load_compare_config(file, {"compare.sample_budget=0"});
+  ASSERT_FALSE(budget);
+  EXPECT_NE(budget.err().message.find("compare.sample_budget"), std::string::npos);
+
+  auto name = load_compare_config(file, {"compare.strategies=[{name: ../x, strategy: {kind: grpo}}]"});
+  ASSERT_FALSE(name);
+  EXPECT_NE(name.err().message.find("compare.strategies[0].name"), std::string::npos);
+
+  auto metric = load_compare_config(file, {"compare.heldout_metric=best"});
+  ASSERT_FALSE(metric);
+  EXPECT_NE(metric.err().message.find("compare.heldout_metric: expected greedy or sampled"),
+            std::string::npos)
+      << metric.err().message;
+
+  auto unknown = load_compare_config(file, {"compare.jobz=2"});
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.err().message.find("compare.jobz: unknown key"), std::string::npos);
+
+  auto missing = load_compare_config(file, {"compare=null"});
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.err().message.find("compare: expected a mapping"), std::string::npos);
+}
+
+// --- compare.json from hand-written run directories ---
+
+// A run directory whose held-out accuracy follows `acc` at versions 0, 1, 2 ... and
+// whose steps have `per_step` samples each and real_reward `reward`.
+std::string fake_run(const std::string& dir, const std::vector<double>& acc,
+                     uint64_t per_step, const std::vector<double>& reward,
+                     const std::vector<std::vector<double>>& prompts) {
+  std::filesystem::create_directories(dir);
+  std::ofstream m(dir + "/metrics.jsonl"), e(dir + "/eval.jsonl");
+  for (size_t s = 0; s < reward.size(); ++s) {
+    json line{{"step", s},
+              {"policy_version", s + 1},
+              {"cumulative_samples", per_step * (s + 1)},
+              {"cumulative_tokens", 10 * per_step * (s + 1)},
+              {"real_reward", reward[s]},
+              {"zero_gradient_fraction", 0.5},
+              {"samples_per_prompt_mean", 4.0},
+              {"samples_by_pass_rate",
+               {{"prompts", {1, 0, 0, 0, 0, 0, 0, 0, 0, 1}}, {"samples", {8, 0, 0, 0, 0, 0, 0, 0, 0, 2}}}}};
+    m << line.dump() << "\n";
+  }
+  for (size_t v = 0; v < acc.size(); ++v) {
+    json line{{"version", v},
+              {"greedy", acc[v]},
+              {"sampled", acc[v]},
+              {"prompt_greedy", prompts[std::min(v, prompts.size() - 1)]},
+              {"prompt_sampled", prompts[std::min(v, prompts.size() - 1)]}};
+    e << line.dump() << "\n";
+  }
+  return dir;
+}
+
+compare_run run_at(const std::string& name, uint64_t seed, const std::string& dir) {
+  compare_run r;
+  r.strategy = name;
+  r.seed = seed;
+  r.config.out = dir;
+  return r;
+}
+
+TEST(CompareCollectTest, SamplesToTargetMediansAndRatiosIncludingRunsThatNeverReachIt) {
+  const std::string d = fresh_dir("collect");
+  // Base per-prompt pass rates (version 0): one prompt per bucket.
+  const std::vector<double> base{0.0, 0.1, 0.4, 0.9};
+  const std::vector<double> solved{1.0, 0.0, 1.0, 1.0};
+  // Baseline: 100 samples a step; accuracy reaches 0.5 at version 3 (300 samples) and
+  // version 2 (200) in the two seeds.
+  std::vector<compare_run> runs{
+      run_at("base", 1, fake_run(d + "/b1", {0.2, 0.3, 0.4, 0.5}, 100, {0.1, 0.2, 0.6}, {base, solved})),
+      run_at("base", 2, fake_run(d + "/b2", {0.2, 0.4, 0.5, 0.5}, 100, {0.1, 0.1, 0.1}, {base, solved})),
+      // Fast: 50 samples a step, reaches 0.5 at version 2 (100) and 3 (150).
+      run_at("fast", 1, fake_run(d + "/f1", {0.2, 0.4, 0.5, 0.6}, 50, {0.7, 0.7, 0.7}, {base, solved})),
+      run_at("fast", 2, fake_run(d + "/f2", {0.2, 0.3, 0.4, 0.5}, 50, {0.7, 0.7, 0.7}, {base, solved})),
+      // Never reaches 0.5.
+      run_at("never", 1, fake_run(d + "/n1", {0.2, 0.2, 0.3, 0.3}, 100, {0.0, 0.0, 0.0}, {base})),
+      run_at("never", 2, fake_run(d + "/n2", {0.2, 0.2, 0.3, 0.4}, 100, {0.0, 0.0, 0.0}, {base})),
+  };
+  compare_settings s;
+  s.baseline = "base";
+  s.sample_budget = 300;
+  s.target_heldout = 0.5;
+  s.target_reward = 0.5;
+  s.smooth = 1;
+  auto c = collect_compare(s, {"base", "fast", "never"}, runs);
+  ASSERT_TRUE(c) << c.err().message;
+  const json& base_s = (*c)["strategies"][0];
+  const json& fast_s = (*c)["strategies"][1];
+  const json& never_s = (*c)["strategies"][2];
+  EXPECT_EQ(base_s["runs"][0]["samples_to_heldout"], 300.0);
+  EXPECT_EQ(base_s["runs"][1]["samples_to_heldout"], 200.0);
+  EXPECT_EQ(base_s["runs"][0]["tokens_to_heldout"], 3000.0);
+  EXPECT_EQ(base_s["summary"]["samples_to_heldout"]["median"], 250.0);
+  EXPECT_EQ(fast_s["summary"]["samples_to_heldout"]["median"], 125.0);
+  EXPECT_EQ(fast_s["summary"]["ratio_heldout_samples"], 2.0);
+  EXPECT_EQ(base_s["summary"]["ratio_heldout_samples"], 1.0);
+  EXPECT_TRUE(never_s["summary"]["samples_to_heldout"]["median"].is_null());
+  EXPECT_EQ(never_s["summary"]["samples_to_heldout"]["reached"], 0);
+  EXPECT_TRUE(never_s["summary"]["ratio_heldout_samples"].is_null());
+  // real_reward: the baseline's seed 1 reaches 0.5 at its third step (300 samples); seed
+  // 2 never does, so the median of two is unknown, and so is every ratio against it.
+  EXPECT_EQ(base_s["runs"][0]["samples_to_reward"], 300.0);
+  EXPECT_TRUE(base_s["runs"][1]["samples_to_reward"].is_null());
+  EXPECT_TRUE(base_s["summary"]["samples_to_reward"]["median"].is_null());
+  EXPECT_EQ(base_s["summary"]["samples_to_reward"]["min"], 300.0);
+  EXPECT_EQ(fast_s["summary"]["samples_to_reward"]["median"], 50.0);
+  EXPECT_TRUE(fast_s["summary"]["ratio_reward_samples"].is_null());
+  // Buckets from the base pass rates, final accuracy per bucket from the last eval.
+  EXPECT_EQ((*c)["buckets"]["prompts"], (std::vector<uint32_t>{1, 1, 1, 1}));
+  EXPECT_EQ(fast_s["runs"][0]["bucket_accuracy"], json({1.0, 0.0, 1.0, 1.0}));
+  EXPECT_EQ(never_s["runs"][0]["bucket_accuracy"], json({0.0, 0.1, 0.4, 0.9}));
+  EXPECT_EQ(fast_s["summary"]["final_accuracy"]["median"], 0.55);
+  // Samples by estimated pass rate summed over steps.
+  EXPECT_EQ(fast_s["runs"][0]["pass_rate_bins"]["samples"][0], 24u);
+  EXPECT_EQ(fast_s["runs"][0]["pass_rate_bins"]["prompts"][9], 3u);
+  // The text table carries the same numbers.
+  const std::string table = compare_table(*c);
+  EXPECT_NE(table.find("125 [100, 150] 2/2"), std::string::npos) << table;
+  EXPECT_NE(table.find("never (0/2)"), std::string::npos) << table;
+  EXPECT_NE(table.find("2.00"), std::string::npos) << table;
+}
+
+TEST(CompareCollectTest, AMissingOrMalformedRunFileIsAnErrorNamingIt) {
+  const std::string d = fresh_dir("collect_bad");
+  compare_settings s;
+  fake_run(d + "/greedy_only", {0.1}, 10, {0.1}, {{0.0}});
+  {
+    std::ofstream e(d + "/greedy_only/eval.jsonl");
+    e << R"({"version": 0, "greedy": 0.1, "prompt_greedy": [0.0]})" << "\n";
+  }
+  s.heldout_metric = "sampled";
+  auto no_sampled = collect_run(d + "/greedy_only", s);
+  ASSERT_FALSE(no_sampled);
+  EXPECT_NE(no_sampled.err().message.find("no sampled accuracy"), std::string::npos);
+  s.heldout_metric = "greedy";
+  auto missing = collect_run(d + "/nothing", s);
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.err().message.find("nothing/metrics.jsonl"), std::string::npos);
+  fake_run(d + "/r", {0.1}, 10, {0.1, 0.2}, {{0.0}});
+  { std::ofstream(d + "/r/metrics.jsonl", std::ios::app) << "{oops\n" << R"({"step": 2})" << "\n"; }
+  auto bad = collect_run(d + "/r", s);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.err().message.find("metrics.jsonl:3"), std::string::npos) << bad.err().message;
+  // A torn last line (a run still writing it) is left out, not an error.
+  fake_run(d + "/torn", {0.1}, 10, {0.1, 0.2}, {{0.0}});
+  { std::ofstream(d + "/torn/metrics.jsonl", std::ios::app) << R"({"step": 2, "real_rew)"; }
+  auto torn = collect_run(d + "/torn", s);
+  ASSERT_TRUE(torn) << torn.err().message;
+  auto whole = collect_run(fake_run(d + "/whole", {0.1}, 10, {0.1, 0.2}, {{0.0}}), s);
+  ASSERT_TRUE(whole) << whole.err().message;
+  torn->erase("dir");
+  whole->erase("dir");
+  EXPECT_EQ(torn->dump(), whole->dump());
+}
+
+TEST(CompareCollectTest, EvaluationsWrittenOutOfOrderAreReadByVersion) {
+  // The evaluator writes an evaluation when it completes; a later version's can come first.
+  const std::string d = fresh_dir("collect_order");
+  compare_settings s;
+  s.target_heldout = 0.25;
+  const std::vector<std::vector<double>> prompts{{0.0, 1.0}, {1.0, 1.0}};
+  auto in_order = collect_run(fake_run(d + "/a", {0.2, 0.3, 0.4}, 10, {0.1, 0.2}, prompts), s);
+  ASSERT_TRUE(in_order) << in_order.err().message;
+  const std::string shuffled = fake_run(d + "/b", {0.2, 0.3, 0.4}, 10, {0.1, 0.2}, prompts);
+  std::vector<std::string> lines;
+  {
+    std::ifstream in(shuffled + "/eval.jsonl");
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+  }
+  ASSERT_EQ(lines.size(), 3u);
+  {
+    std::ofstream out(shuffled + "/eval.jsonl");
+    out << lines[2] << "\n" << lines[0] << "\n" << lines[1] << "\n";
+  }
+  auto out_of_order = collect_run(shuffled, s);
+  ASSERT_TRUE(out_of_order) << out_of_order.err().message;
+  EXPECT_EQ((*out_of_order)["samples_to_heldout"], 10.0);  // version 1, not the first line
+  EXPECT_EQ((*out_of_order)["base_version"], 0.0);
+  EXPECT_EQ((*out_of_order)["final_version"], 2.0);
+  EXPECT_EQ((*out_of_order)["prompt_base"], json({0.0, 1.0}));
+  in_order->erase("dir");
+  out_of_order->erase("dir");
+  EXPECT_EQ(in_order->dump(), out_of_order->dump());
+}
+
+// --- a tiny comparison end to end on the simulated policy ---
+
+TEST(CompareRunTest, TinyComparisonRunsEveryRunToTheBudgetAndReportsIt) {
+  const std::string dir = fresh_dir("tiny");
+  const std::string file = write_file(dir + "/c.yaml", tiny_document(dir + "/out"));
+  auto plan = load_compare_config(file, {});
+  ASSERT_TRUE(plan) << plan.err().message;
+  auto prompts = load_run_prompts(plan->base);
+  ASSERT_TRUE(prompts) << prompts.err().message;
+  engines_for_run engines = [&](const pipeline_config& c) -> result<engine_factories> {
+    return sim_factories(c, *prompts);
+  };
+  std::ostringstream log;
+  auto outcome = run_compare(*plan, *prompts, engines, nullptr, log);
+  EXPECT_EQ(outcome.ran, 4u) << log.str();
+  EXPECT_TRUE(outcome.failed.empty()) << log.str();
+  auto c = collect_compare(plan->settings, plan->strategies, plan->runs);
+  ASSERT_TRUE(c) << c.err().message;
+  ASSERT_EQ((*c)["strategies"].size(), 2u);
+  for (const auto& st : (*c)["strategies"]) {
+    ASSERT_EQ(st["runs"].size(), 2u);
+    for (const auto& r : st["runs"]) {
+      // Every run stops at the first step at or past the budget.
+      const double total = r["cumulative_samples"];
+      EXPECT_GE(total, 200.0);
+      const auto& steps = r["steps"];
+      ASSERT_GE(steps.size(), 1u);
+      if (steps.size() > 1) {
+        EXPECT_LT(steps[steps.size() - 2]["cumulative_samples"].get<double>(), 200.0);
+      }
+      // Evaluations at version 0, every 64 samples and at the end.
+      EXPECT_GE(r["evals"].size(), 3u);
+      EXPECT_EQ(r["samples_to_heldout"], 0.0);  // target 0 is reached at once
+      EXPECT_TRUE(r["samples_to_reward"].is_null());  // target 2 never
+    }
+    EXPECT_EQ(st["summary"]["samples_to_heldout"]["reached"], 2);
+  }
+  // Running again keeps the finished runs.
+  std::ostringstream again;
+  auto second = run_compare(*plan, *prompts, engines, nullptr, again);
+  EXPECT_EQ(second.kept, 4u) << again.str();
+  EXPECT_EQ(second.ran, 0u);
+  // A torn done.json (once: the finished run's directory was deleted and run again) is
+  // reported and the run's files stay.
+  const std::string torn_dir = plan->runs.front().config.out;
+  write_file(torn_dir + "/done.json", "{\"document\": \"strat");
+  std::ostringstream torn_log;
+  auto torn = run_compare(*plan, *prompts, engines, nullptr, torn_log);
+  EXPECT_EQ(torn.kept, 3u) << torn_log.str();
+  ASSERT_EQ(torn.failed.size(), 1u) << torn_log.str();
+  EXPECT_NE(torn.failed[0].find("done.json is unreadable"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(torn_dir + "/metrics.jsonl"));
+  std::filesystem::remove_all(torn_dir);
+  // A changed budget makes them stale.
+  auto bigger = load_compare_config(file, {"compare.sample_budget=300"});
+  ASSERT_TRUE(bigger);
+  std::ostringstream third;
+  EXPECT_EQ(run_compare(*bigger, *prompts, engines, nullptr, third).ran, 4u) << third.str();
+
+  // The report's summary table shows compare.json's numbers.
+  const std::string html = report_html(*c);
+  const std::regex cell("data-key=\"grpo-n4\\.samples_to_heldout\\.median\"[^>]*>([^<]*)<");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(html, m, cell));
+  EXPECT_EQ(m[1].str(), "0");
+}
+
+}  // namespace
+}  // namespace adarl
