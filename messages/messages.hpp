@@ -172,15 +172,17 @@ struct cluster_stats {
   uint64_t stale_results = 0;      ///< Results of an earlier connection, dropped.
   uint64_t weights_versions = 0;   ///< Versions published.
   uint64_t weights_bytes = 0;      ///< Bytes of weights sent, to all workers, re-sends too.
-  double weights_seconds = 0;      ///< The last version delivered: publish to the last
+  double weights_seconds = 0;      ///< The last version delivered: from the start of
+                                   ///< publishing (serializing the snapshot) to the last
                                    ///< connected worker's acknowledgement.
+  uint64_t weights_delivered = 0;  ///< That version (0: none delivered yet).
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, cluster_stats& x) {
   return f(caf::meta::type_name("cluster_stats"), x.workers, x.joined, x.lost,
            x.orders_reissued, x.stale_results, x.weights_versions, x.weights_bytes,
-           x.weights_seconds);
+           x.weights_seconds, x.weights_delivered);
 }
 
 /// generator -> metrics sink: busy time since its previous report.

@@ -1,6 +1,7 @@
 #include "runtime/generate_worker.hpp"
 
 #include <caf/all.hpp>
+#include <spdlog/logger.h>
 #include <xxhash.h>
 
 #include <cstdio>
@@ -17,6 +18,7 @@
 
 #include "actors/clock.hpp"
 #include "actors/generator.hpp"
+#include "runtime/logging.hpp"
 #include "runtime/remote_wire.hpp"
 #include "runtime/wake_fd.hpp"
 #include "runtime/remote_worker.hpp"
@@ -24,10 +26,6 @@
 namespace adarl {
 
 namespace {
-
-void say(std::ostream* log, const std::string& line) {
-  if (log) *log << line << std::endl;
-}
 
 /// What the worker's actors hand the socket loop (they run on CAF's threads).
 struct outbox {
@@ -141,22 +139,17 @@ struct assembly {
   std::string hash;
   std::string bytes;
   std::vector<bool> got;
+  std::vector<uint64_t> chunk_hashes;  ///< As checked, for the version's hash.
+  uint64_t filled = 0;                 ///< Bytes the chunks taken cover.
   uint32_t left = 0;
 };
-
-std::string hex128(std::string_view bytes) {
-  const XXH128_hash_t h = XXH3_128bits(bytes.data(), bytes.size());
-  char buf[33];
-  std::snprintf(buf, sizeof buf, "%016llx%016llx", (unsigned long long)h.high64,
-                (unsigned long long)h.low64);
-  return buf;
-}
 
 /// The worker's state over one run of run_generate_worker.
 class worker_loop {
  public:
   worker_loop(const generate_worker_options& o, const spec_engine_factory& make, std::ostream* log)
-      : o_(o), make_(make), log_(log), name_(o.name.empty() ? default_worker_name() : o.name) {}
+      : o_(o), make_(make), name_(o.name.empty() ? default_worker_name() : o.name),
+        log_(open_worker_log(log, "worker " + name_)) {}
 
   result<generate_worker_stats> run(const std::atomic<bool>& stop) {
     if (!out_->wake.ok()) return error{"worker: eventfd failed"};
@@ -170,7 +163,7 @@ class worker_loop {
       return error{"worker: a keys file needs the run's public key (--server-key)"};
     }
     if (auto e = connect()) return *e;
-    say(log_, "worker " + name_ + ": connecting to " + o_.connect + " to generate");
+    log_->info("connecting to {} to generate", o_.connect);
     double timeout = o_.timeout;
     while (!stop.load()) {
       zmq::pollitem_t items[] = {{socket_.handle(), 0, ZMQ_POLLIN, 0},
@@ -190,16 +183,15 @@ class worker_loop {
         session_ = 0;
         if (auto e = connect()) return *e;
         if (++stats_.reconnects <= 3 || stats_.reconnects % 100 == 0)
-          say(log_, "worker " + name_ + ": no word from " + o_.connect + " for " +
-                        std::to_string(int(timeout)) + " s: connecting again");
+          log_->warn("no word from {} for {} s: connecting again", o_.connect, int(timeout));
         continue;
       }
       if (now() - last_sent_ >= o_.heartbeat) post(encode_heartbeat());
     }
     post(encode_bye());
     host_.reset();
-    say(log_, "worker " + name_ + ": stopped after " + std::to_string(stats_.completions) +
-                  " completions, " + std::to_string(stats_.versions) + " policy versions");
+    log_->info("stopped after {} completions, {} policy versions", stats_.completions,
+               stats_.versions);
     return stats_;
   }
 
@@ -254,7 +246,7 @@ class worker_loop {
       last_heard_ = now();
       auto m = decode_remote(body.to_string_view());
       if (!m) {
-        if (++stats_.malformed <= 10) say(log_, "worker " + name_ + ": skipped: " + m.err().message);
+        if (++stats_.malformed <= 10) log_->warn("skipped: {}", m.err().message);
         continue;
       }
       if (m->type == "refused")
@@ -281,7 +273,7 @@ class worker_loop {
   void setup(const remote_message& m) {
     auto spec = decode_engine_spec(m.engine);
     if (!spec) {
-      say(log_, "worker " + name_ + ": " + spec.err().message);
+      log_->error("{}", spec.err().message);
       post(encode_error(spec.err().message));
       return;
     }
@@ -296,7 +288,7 @@ class worker_loop {
     assembly_.reset();
     session_ = m.session;
     host_ = std::make_unique<engine_host>(*spec, make_, out_, prompts_);
-    say(log_, "worker " + name_ + ": engine set up (capacity " + std::to_string(spec->capacity) + ")");
+    log_->info("engine set up (capacity {})", spec->capacity);
   }
 
   void on_orders(remote_message& m) {
@@ -332,6 +324,7 @@ class worker_loop {
       assembly_->hash = m.hash;
       assembly_->bytes.assign(m.bytes, '\0');
       assembly_->got.assign(m.chunks, false);
+      assembly_->chunk_hashes.assign(m.chunks, 0);
       assembly_->left = m.chunks;
     }
     auto& a = *assembly_;
@@ -349,12 +342,18 @@ class worker_loop {
     if (!a.got[m.chunk]) {
       std::copy(p, p + data.size(), a.bytes.begin() + std::ptrdiff_t(m.offset));
       a.got[m.chunk] = true;
+      a.chunk_hashes[m.chunk] = m.chunk_hash;
+      a.filled += data.size();
       --a.left;
     }
     post(encode_chunk_ok(session_, m.version, m.chunk));
     if (a.left > 0) return;
-    if (hex128(a.bytes) != a.hash) {
-      post(encode_weights_bad(session_, a.version, "content hash mismatch"));
+    if (a.filled != a.bytes.size() || chunk_list_hash(a.chunk_hashes) != a.hash) {
+      post(encode_weights_bad(session_, a.version,
+                              a.filled != a.bytes.size()
+                                  ? "the chunks cover " + std::to_string(a.filled) + " of " +
+                                        std::to_string(a.bytes.size()) + " bytes"
+                                  : "the chunk hashes do not match the version's hash"));
       assembly_.reset();
       return;
     }
@@ -374,9 +373,9 @@ class worker_loop {
     std::string why;
     if (!in && !in.eof()) why = path + ": cannot read";
     else if (bytes.size() != m.bytes) why = path + ": " + std::to_string(bytes.size()) + " bytes, expected " + std::to_string(m.bytes);
-    else if (hex128(bytes) != m.hash) why = path + ": content hash mismatch";
+    else if (content_hash(bytes) != m.hash) why = path + ": content hash mismatch";
     if (!why.empty()) {
-      say(log_, "worker " + name_ + ": version " + std::to_string(m.version) + ": " + why);
+      log_->warn("version {}: {}", m.version, why);
       post(encode_weights_bad(session_, m.version, why));
       return;
     }
@@ -395,7 +394,7 @@ class worker_loop {
       warnings.swap(out_->warnings);
     }
     for (const auto& w : warnings) {
-      say(log_, "worker " + name_ + ": " + w);
+      log_->warn("{}", w);
       if (w.find("cannot load weights") != std::string::npos) post(encode_error(w));
     }
     if (session_ == 0) return;  // no connection to answer on: the run re-issues
@@ -408,8 +407,8 @@ class worker_loop {
 
   const generate_worker_options& o_;
   const spec_engine_factory& make_;
-  std::ostream* log_;
   const std::string name_;
+  const logger_ptr log_;
   std::optional<curve_keys> keys_;
   zmq::context_t ctx_{1};
   zmq::socket_t socket_;

@@ -1,7 +1,6 @@
 #include "runtime/remote_generator.hpp"
 
 #include <caf/all.hpp>
-#include <xxhash.h>
 
 #include <algorithm>
 #include <atomic>
@@ -30,20 +29,12 @@ struct version_bytes {
   std::shared_ptr<const std::string> bytes;  ///< Pushed mode; null with a path.
   std::string path;                          ///< weights_path mode: the file.
   uint64_t size = 0;
-  std::string hash;                          ///< Hex XXH3-128 of the whole.
+  std::string hash;                          ///< chunk_list_hash, or content_hash of a file.
   std::vector<uint64_t> chunk_hashes;        ///< XXH3-64 of each chunk (pushed mode).
   uint32_t chunk_bytes = 0;
-  steady_clock::time_point published = steady_clock::now();
+  steady_clock::time_point published;        ///< When publish() began (before to_bytes).
   uint32_t chunks() const { return uint32_t(chunk_hashes.size()); }
 };
-
-std::string hex128(const std::string& bytes) {
-  const XXH128_hash_t h = XXH3_128bits(bytes.data(), bytes.size());
-  char buf[33];
-  std::snprintf(buf, sizeof buf, "%016llx%016llx", (unsigned long long)h.high64,
-                (unsigned long long)h.low64);
-  return buf;
-}
 
 /// What other threads hand the I/O thread: a proxy's orders, the newest version.
 struct hub_inbox {
@@ -120,21 +111,20 @@ class generator_hub_io {
 
   void publish(const weights_ptr& w) {
     if (!w || (published_ && w->version <= last_published_)) return;
+    const auto began = steady_clock::now();
     auto bytes = w->to_bytes();
     if (!bytes) return warn("version " + std::to_string(w->version) + ": " + bytes.err().message);
     auto v = std::make_shared<version_bytes>();
     v->version = w->version;
     v->size = bytes->size();
-    v->hash = hex128(*bytes);
+    v->published = began;
     if (!setup_.weights_path.empty()) {
+      v->hash = content_hash(*bytes);
       if (auto ok = write_version_file(*v, *bytes); !ok) return warn(ok.err().message);
     } else {
       v->chunk_bytes = std::max<uint32_t>(1, setup_.chunk_bytes);
-      for (uint64_t at = 0; at < bytes->size() || at == 0; at += v->chunk_bytes) {
-        const size_t len = std::min<uint64_t>(v->chunk_bytes, bytes->size() - at);
-        v->chunk_hashes.push_back(XXH3_64bits(bytes->data() + at, len));
-        if (bytes->empty()) break;
-      }
+      v->chunk_hashes = chunk_hashes(*bytes, v->chunk_bytes);
+      v->hash = chunk_list_hash(v->chunk_hashes);
       v->bytes = std::make_shared<const std::string>(std::move(*bytes));
     }
     published_ = true;
@@ -172,6 +162,10 @@ class generator_hub_io {
   void warn(const std::string& what) {
     if (setup_.warn) setup_.warn("remote generators: " + what);
   }
+  void note(const std::string& what) {
+    if (setup_.note) setup_.note("remote generators: " + what);
+    else warn(what);
+  }
 
   result<bool> write_version_file(version_bytes& v, const std::string& bytes) {
     namespace fs = std::filesystem;
@@ -202,7 +196,10 @@ class generator_hub_io {
   void delivered(const std::string& id) {
     if (!awaiting_.erase(id) || !awaiting_.empty() || !current_) return;
     const double s = seconds_since(current_->published);
-    change([&](cluster_stats& st) { st.weights_seconds = s; });
+    change([&](cluster_stats& st) {
+      st.weights_seconds = s;
+      st.weights_delivered = current_->version;
+    });
   }
 
   void lose(const std::string& id, const std::string& why) {
@@ -351,7 +348,7 @@ class generator_hub_io {
       ++s.joined;
       s.workers = uint32_t(workers_.size());
     });
-    warn("worker " + ref.name + " joined (capacity " + std::to_string(ref.capacity) + ")");
+    note("worker " + ref.name + " joined (capacity " + std::to_string(ref.capacity) + ")");
     if (!send(ref, encode_setup(ref.session, setup_.engine, setup_.heartbeat)))
       return lose(id, "unreachable");
     start_delivery(ref);

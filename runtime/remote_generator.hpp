@@ -40,7 +40,8 @@ struct remote_generator_setup {
   tracker_actor tracker;
   std::vector<verifier_actor> verifiers;  ///< Where results go (round-robin).
   metrics_actor metrics;                  ///< Gets cluster_stats as they change.
-  std::function<void(const std::string&)> warn;  ///< Joins, losses, refusals, bad messages.
+  std::function<void(const std::string&)> warn;  ///< Losses, refusals, bad messages.
+  std::function<void(const std::string&)> note;  ///< Joins (log file only); unset = warn.
 };
 
 class generator_hub_io;

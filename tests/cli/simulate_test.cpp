@@ -142,7 +142,9 @@ TEST(SimulateTest, SamplesToTargetAgreesWithConvergenceFirstReach) {
     const auto a = samples_to_target(curve, target);
     const auto b = first_reach(xy, target);
     ASSERT_EQ(a.has_value(), b.has_value()) << target;
-    if (a) EXPECT_DOUBLE_EQ(static_cast<double>(*a), *b) << target;
+    if (a) {
+      EXPECT_DOUBLE_EQ(static_cast<double>(*a), *b) << target;
+    }
   }
 }
 

@@ -144,6 +144,7 @@ TEST_F(RemoteGeneratorTest, ChunksAreCheckedResentAndOnlyAWorkerWithWeightsGetsW
   ASSERT_EQ(c2.chunk, 2u);
   EXPECT_EQ(d2.size(), 1808u);
   whole = d0 + d1 + d2;
+  EXPECT_EQ(c0.hash, chunk_list_hash(chunk_hashes(whole, 4096)));
   EXPECT_EQ(whole, *pattern(3, 10000)->to_bytes());
   // A whole that does not match its hash: the version is sent again from the start.
   w.send(encode_weights_bad(w.session, 3, "content hash mismatch"));
