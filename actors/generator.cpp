@@ -8,6 +8,8 @@
 #include <optional>
 #include <unordered_map>
 
+#include <spdlog/logger.h>
+
 #include "actors/clock.hpp"
 #include "actors/failure.hpp"
 
@@ -35,6 +37,7 @@ struct generator_state {
   double busy = 0;                                    ///< Since the last load report.
   uint64_t tokens = 0;
   clock_type::time_point report_start = clock_type::now();
+  logger_ptr log;
   static inline const char* name = "generator";
 };
 
@@ -43,6 +46,7 @@ using self_ptr = generator_actor::stateful_pointer<generator_state>;
 void load_weights(self_ptr self, const weights_ptr& w) {
   auto& st = self->state;
   st.loaded = true;  // (a failure is told: retrying the same bytes would not help)
+  st.log->debug("loading weights of version {}", w->version);
   if (auto ok = st.engine->load(w); !ok)
     caf::anon_send(st.setup.supervisor, "generator " + std::to_string(st.setup.index) +
                                             ": cannot load weights: " + ok.err().message);
@@ -177,6 +181,8 @@ generator_actor::behavior_type generator_fun(self_ptr self, generator_setup setu
   st.engine = std::move(*engine);
   const uint32_t cap = st.engine->capacity();
   const uint32_t credit = cap + (st.setup.prefetch ? st.setup.prefetch : cap);
+  st.log = component_log(st.setup.log, "generator " + std::to_string(st.setup.index));
+  st.log->info("engine ready: {} rows, {} credits", cap, credit);
   self->send(st.setup.tracker, credit_atom::value, credit, generator_actor{self});
   return {
       [=](work_atom, std::vector<work_order>& orders) {

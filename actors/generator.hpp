@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "actors/log.hpp"
 #include "actors/prompt_table.hpp"
 #include "messages/interfaces.hpp"
 
@@ -36,6 +37,7 @@ struct generator_setup {
   /// nothing is admitted until the first version arrives and is loaded.
   bool wait_for_weights = false;
   double load_report_seconds = 0.1;       ///< Busy-time report period.
+  logger_ptr log;                         ///< "generator N"; unset = stderr.
 };
 
 /// Spawns a detached generator. It announces capacity + prefetch credits, admits orders

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <map>
 
+#include <spdlog/logger.h>
+
 #include "actors/checkpoint_files.hpp"
 #include "actors/clock.hpp"
 #include "actors/failure.hpp"
@@ -29,6 +31,7 @@ struct learner_state {
   clock_type::time_point last_step = clock_type::now();
   bool finishing = false;
   uint64_t samples = 0;  ///< Cumulative samples of the trained steps.
+  logger_ptr log;
   bool budget_spent() const { return setup.sample_budget && samples >= setup.sample_budget; }
   static inline const char* name = "learner";
 };
@@ -91,6 +94,7 @@ void checkpoint(self_ptr self, std::function<void(bool)> then) {
                            replace_directory(dir, final_dir),
                            write_file_atomic(root + "/latest", checkpoint_name(v) + "\n")})
               if (!r) return failed(r.err().message);
+            self->state.log->info("checkpoint {} written", final_dir);
             then(true);
           },
           [=](caf::error& e) {
@@ -179,6 +183,8 @@ void train_ready(self_ptr self) {
     rec.wall_seconds = seconds_since(st.last_step);
     rec.elapsed_seconds = seconds_since(st.start);
     st.last_step = clock_type::now();
+    st.log->debug("step {} trained: {} samples, loss {:.4f}, {:.3f} s", step, rec.trained_samples,
+                  rec.loss, rec.train_seconds);
     self->send(st.setup.metrics, record_atom::value, std::move(rec));
     const uint64_t v = st.version();
     if (v >= st.setup.steps || st.budget_spent()) return finish_run(self);
@@ -215,6 +221,7 @@ learner_actor::behavior_type learner_fun(self_ptr self, learner_setup setup) {
   auto& st = self->state;
   auto engine = setup.make_engine();
   st.setup = std::move(setup);
+  st.log = component_log(st.setup.log, "learner");
   st.samples = st.setup.samples_before;
   auto idle = learner_actor::behavior_type{
       [](group_atom, train_group&) {}, [](ready_atom, step_report&) {},
@@ -236,6 +243,7 @@ learner_actor::behavior_type learner_fun(self_ptr self, learner_setup setup) {
       return idle;
     }
     st.data = std::move(*carried);
+    st.log->info("resumed from {} at version {}", dir, st.version());
   }
   advance_ready(st);
   publish(self);

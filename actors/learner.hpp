@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "actors/checkpoint_files.hpp"
+#include "actors/log.hpp"
 #include "actors/prompt_table.hpp"
 #include "messages/interfaces.hpp"
 
@@ -42,6 +43,7 @@ struct learner_setup {
   std::string checkpoint_dir;      ///< OUT/checkpoints.
   std::string resume_from;         ///< A checkpoint directory to restore ("" = none).
   std::string config_json;         ///< Written into every checkpoint as config.json.
+  logger_ptr log;                  ///< "learner": steps (debug), checkpoints (info).
 };
 
 /// Spawns the detached learner. At start it restores (when asked: the engine's state and

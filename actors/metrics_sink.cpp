@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+#include <spdlog/logger.h>
 
 #include "actors/failure.hpp"
 #include "actors/json_lines.hpp"
@@ -83,7 +84,8 @@ nlohmann::json step_json(const step_record& r, const metrics_totals& t,
                     {"stale_results", c->stale_results},
                     {"weights_versions", c->weights_versions},
                     {"weights_bytes", c->weights_bytes},
-                    {"weights_seconds", c->weights_seconds}};
+                    {"weights_seconds", c->weights_seconds},
+                    {"weights_delivered", c->weights_delivered}};
   if (eval) {
     j["heldout_version"] = eval->version;
     if (eval->greedy_accuracy >= 0) j["heldout_greedy"] = eval->greedy_accuracy;
@@ -209,6 +211,7 @@ struct metrics_state {
   std::optional<eval_report> pending_eval;
   double last_accuracy = -1;
   bool tty = false;
+  logger_ptr log;
   static inline const char* name = "metrics";
 };
 
@@ -226,6 +229,7 @@ metrics_actor::behavior_type metrics_fun(self_ptr self, metrics_setup setup) {
   st.evals.open(setup.dir + "/eval.jsonl", std::ios::out | mode);
   if (fresh_csv) st.csv << csv_header() << "\n";
   st.tty = setup.progress && isatty(STDERR_FILENO);
+  st.log = component_log(setup.log, "metrics");
   st.totals = setup.start;
   st.setup = std::move(setup);
   return {
@@ -241,6 +245,9 @@ metrics_actor::behavior_type metrics_fun(self_ptr self, metrics_setup setup) {
         s.csv << csv_row(line) << "\n";
         s.jsonl.flush();
         s.csv.flush();
+        s.log->debug("step {}: real_reward {:.3f}, {} samples, {} tokens", r.sampling.step,
+                     r.sampling.real_reward, r.sampling.samples, r.sampling.tokens);
+        if (s.setup.observer) s.setup.observer->on_step(line);
         if (s.tty)
           std::fprintf(stderr, "\r%s\033[K",
                        progress_line(line, s.setup.total_steps, s.last_accuracy).c_str());
@@ -251,6 +258,12 @@ metrics_actor::behavior_type metrics_fun(self_ptr self, metrics_setup setup) {
         s.evals.flush();
         s.last_accuracy = e.greedy_accuracy >= 0 ? e.greedy_accuracy : e.sampled_accuracy;
         s.pending_eval = e;
+        std::string acc;
+        if (e.greedy_accuracy >= 0) acc += fmt::format(" greedy {:.3f}", e.greedy_accuracy);
+        if (e.sampled_accuracy >= 0) acc += fmt::format(" sampled {:.3f}", e.sampled_accuracy);
+        s.log->info("held-out accuracy of version {}:{} ({} prompts, {:.1f} s)", e.version, acc,
+                    e.prompts, e.seconds);
+        if (s.setup.observer) s.setup.observer->on_eval(e);
       },
       [=](load_atom, const generator_load& l) {
         self->state.totals.busy_seconds += l.busy_seconds;

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "actors/log.hpp"
+#include "actors/run_observer.hpp"
 #include "algorithms/result.hpp"
 #include "messages/interfaces.hpp"
 
@@ -60,6 +62,9 @@ struct metrics_setup {
   bool progress = true;         ///< Progress line on stderr when it is a terminal.
   bool append = false;          ///< Resumed run: append to the files (see resume_metrics).
   metrics_totals start;         ///< Totals carried over by a resumed run.
+  /// Told of each step line and evaluation once written (e.g. the metrics endpoint).
+  std::shared_ptr<run_observer> observer;
+  logger_ptr log;               ///< Steps (debug) and evaluations (info); unset = stderr.
 };
 
 /// Spawns the metrics sink (cooperative; file appends are short).

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "algorithms/result.hpp"
+#include "models/text_codec.hpp"
 #include "models/tokenizer.hpp"
 #include "tasks/task_item.hpp"
 
@@ -14,7 +15,7 @@ namespace adarl {
 /// One prompt: its task and the tokens a generator feeds the policy.
 struct prompt_row {
   task_item item;
-  std::vector<int32_t> tokens;  ///< Begin token, prompt text, separator.
+  std::vector<int32_t> tokens;  ///< The prompt as the policy is fed it (text_codec::encode_prompt).
 };
 
 /// Training prompts (ids 0..train-1) followed by held-out ones. Immutable once built,
@@ -22,17 +23,30 @@ struct prompt_row {
 struct prompt_table {
   std::vector<prompt_row> rows;
   uint32_t train = 0;
+  /// The codec that made the tokens: verifiers decode completions with it. Null in
+  /// tables built from a codec by reference (their verifiers bring their own).
+  std::shared_ptr<const text_codec> codec;
   uint32_t held_out() const { return static_cast<uint32_t>(rows.size()) - train; }
 };
 using prompt_table_ptr = std::shared_ptr<const prompt_table>;
 
-/// The tokens of a prompt as the policy sees it: begin, text, separator. A character
-/// outside the vocabulary is an error naming the item.
-result<std::vector<int32_t>> prompt_tokens(const tokenizer& tok, const task_item& item);
+/// The tokens of a prompt as the policy sees it: the item's prompt worded in `format`,
+/// then the codec's framing (the character model: begin, text, separator; an instruct
+/// model: its chat template). Text the vocabulary cannot express is an error naming the
+/// item.
+result<std::vector<int32_t>> prompt_tokens(const text_codec& codec, const task_item& item,
+                                           prompt_format format = prompt_format::plain);
 
 /// Tokenizes train then held-out items. Errors name the item; O(total text).
 result<prompt_table> build_prompt_table(const std::vector<task_item>& train,
                                         const std::vector<task_item>& held_out,
-                                        const tokenizer& tok);
+                                        const text_codec& codec,
+                                        prompt_format format = prompt_format::plain);
+
+/// The same, keeping `codec` in the table for the verifiers.
+result<prompt_table> build_prompt_table(const std::vector<task_item>& train,
+                                        const std::vector<task_item>& held_out,
+                                        std::shared_ptr<const text_codec> codec,
+                                        prompt_format format = prompt_format::plain);
 
 }  // namespace adarl

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
+#include <spdlog/logger.h>
 
 #include "actors/clock.hpp"
 #include "actors/failure.hpp"
@@ -61,6 +62,7 @@ struct tracker_state_t {
   tracker_output out;
   std::vector<work_item> items;
   uint64_t results = 0;  ///< Scored completions received (training and evaluation).
+  logger_ptr log;
   static inline const char* name = "tracker";
 };
 
@@ -153,6 +155,7 @@ void deliver(self_ptr self) {
     self->send(st.learner, group_atom::value, std::move(tg));
   }
   for (uint64_t step : st.out.steps_done) {
+    st.log->debug("step {} generated: {} results so far", step, st.results);
     self->send(st.learner, ready_atom::value, make_report(st, step));
     st.store.erase(step);
   }
@@ -228,6 +231,7 @@ tracker_actor::behavior_type tracker_fun(self_ptr self, tracker_setup setup) {
   st.core = std::make_unique<tracker_core>(setup.core, setup.prompts->train);
   if (setup.restore) st.core->restore(*setup.restore);  // validated by the loader
   st.setup = std::move(setup);
+  st.log = component_log(st.setup.log, "tracker");
   const uint64_t tick = st.setup.tick_ns ? st.setup.tick_ns : st.setup.core.lease_ns / 4;
   self->delayed_send(self, std::chrono::nanoseconds(tick), tick_atom::value);
   self->set_down_handler([=](caf::down_msg& dm) { retire_generator(self, dm.source); });

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "actors/log.hpp"
 #include "actors/prompt_table.hpp"
 #include "algorithms/tracker_core.hpp"
 #include "messages/interfaces.hpp"
@@ -20,6 +21,7 @@ struct tracker_setup {
   uint32_t eval_samples = 0;       ///< Evaluation: sampled completions per prompt.
   uint64_t tick_ns = 0;            ///< Lease check period; 0 = lease_ns / 4.
   std::optional<tracker_state> restore;  ///< Continue from a checkpoint.
+  logger_ptr log;                  ///< "tracker": steps reported (debug); unset = stderr.
 };
 
 /// Spawns the tracker (cooperative: its handlers are short). It hands out work to

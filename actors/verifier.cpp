@@ -7,6 +7,10 @@
 
 namespace adarl {
 
+const text_codec& completion_codec(const verifier_setup& s) {
+  return s.prompts->codec ? *s.prompts->codec : *s.tok;
+}
+
 void score(const verifier_setup& s, completion& c) {
   c.reward = 0.f;
   c.reason.clear();
@@ -15,7 +19,8 @@ void score(const verifier_setup& s, completion& c) {
     return;
   }
   const verdict d =
-      verify_item(*s.registry, s.prompts->rows[c.order.prompt_id].item, s.tok->decode(c.tokens));
+      verify_item(*s.registry, s.prompts->rows[c.order.prompt_id].item,
+                  completion_codec(s).decode_completion(c.tokens));
   c.reward = d.reward;
   c.reason = d.reason;
 }

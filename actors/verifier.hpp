@@ -17,9 +17,14 @@ namespace adarl {
 struct verifier_setup {
   prompt_table_ptr prompts;
   std::shared_ptr<const verifier_registry> registry;
-  std::shared_ptr<const tokenizer> tok;
+  /// Decodes completions when the prompt table carries no codec of its own.
+  std::shared_ptr<const text_codec> tok;
   tracker_actor tracker;
 };
+
+/// The codec that decodes completions of `s`'s prompts: the table's own (what tokenized
+/// them, e.g. an HF tokenizer), else `tok`.
+const text_codec& completion_codec(const verifier_setup& s);
 
 /// Scores one completion in place (reward, reason). Never throws: an unknown prompt,
 /// an unknown verifier or a failing verifier is a zero reward with a reason

@@ -24,6 +24,9 @@ void add_run_command(CLI::App& app, int& exit_code);
 /// `adarl compare`: strategies x seeds at one sample budget (cli/compare_command.cpp;
 /// links LibTorch).
 void add_compare_command(CLI::App& app, int& exit_code);
+/// `adarl model inspect|tokenize`: a Hugging Face checkpoint as adarl sees it, and its
+/// tokenizer (cli/model_command.cpp; torch-free).
+void add_model_command(CLI::App& app, int& exit_code);
 /// `adarl report`: the report page of a run or a comparison (cli/report_command.cpp).
 void add_report_command(CLI::App& app, int& exit_code);
 /// `adarl worker verify|keygen`: a remote verifier worker, CURVE keys

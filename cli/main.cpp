@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   adarl::add_run_command(app, exit_code);
   adarl::add_compare_command(app, exit_code);
   adarl::add_report_command(app, exit_code);
+  adarl::add_model_command(app, exit_code);
   adarl::add_worker_generate_command(*adarl::add_worker_command(app, exit_code), exit_code);
   try {
     app.parse(argc, argv);

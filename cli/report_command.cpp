@@ -10,8 +10,7 @@
 
 #include "cli/commands.hpp"
 #include "report/compare.hpp"
-#include "report/report.hpp"
-#include "tasks/atomic_file.hpp"
+#include "report/run_report.hpp"
 
 namespace adarl {
 
@@ -33,19 +32,12 @@ result<nlohmann::json> report_data(const report_args& a) {
     if (!j.is_object()) return error{compare_file + ": not a JSON object"};
     return j;
   }
-  compare_settings s;
-  s.title = "adarl report: " + a.dir;
-  s.heldout_metric = a.metric;
-  s.target_heldout = a.target_heldout;
-  s.target_reward = a.target_reward;
-  s.smooth = a.smooth;
-  compare_run r;
-  r.strategy = std::filesystem::path(a.dir).filename().string();
-  if (r.strategy.empty()) r.strategy = "run";
-  s.baseline = r.strategy;
-  r.seed = 0;
-  r.config.out = a.dir;
-  return collect_compare(s, {r.strategy}, {r});
+  run_report_options o;
+  o.metric = a.metric;
+  o.target_heldout = a.target_heldout;
+  o.target_reward = a.target_reward;
+  o.smooth = a.smooth;
+  return run_report_data(a.dir, o);
 }
 
 int report_command(const report_args& a) {
@@ -54,19 +46,12 @@ int report_command(const report_args& a) {
     std::cerr << "report: " << data.err().message << "\n";
     return 2;
   }
-  std::string html;
-  try {
-    html = report_html(*data);
-  } catch (const std::exception& e) {
-    std::cerr << "report: " << a.dir << ": " << e.what() << "\n";
+  auto out = write_report_page(a.dir, *data);
+  if (!out) {
+    std::cerr << "report: " << out.err().message << "\n";
     return 2;
   }
-  const std::string out = a.dir + "/report.html";
-  if (auto ok = write_file_atomic(out, html); !ok) {
-    std::cerr << "report: " << ok.err().message << "\n";
-    return 1;
-  }
-  std::cout << compare_table(*data) << "wrote " << out << "\n";
+  std::cout << compare_table(*data) << "wrote " << *out << "\n";
   return 0;
 }
 

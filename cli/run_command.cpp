@@ -6,15 +6,25 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 
+#include <nlohmann/json.hpp>
+#include <spdlog/logger.h>
+
+#include "actors/clock.hpp"
+#include "actors/json_lines.hpp"
 #include "pipelines/pipeline.hpp"
 #include "runtime/cluster.hpp"
 #include "cli/commands.hpp"
 #include "runtime/interrupt.hpp"
+#include "runtime/logging.hpp"
+#include "runtime/metrics_http.hpp"
 #include "config/pipeline_reader.hpp"
 #include "config/resume_check.hpp"
 #include "cli/run_engines.hpp"
+#include "cli/run_summary.hpp"
 #include "cli/run_tasks.hpp"
+#include "report/run_report.hpp"
 #include "tasks/python_runner.hpp"
 
 namespace adarl {
@@ -30,16 +40,6 @@ struct run_args {
   std::string resume;
   bool resume_force = false;
 };
-
-void print_line(const std::string& file, bool last, const char* label) {
-  std::ifstream f(file);
-  std::string line, keep;
-  while (std::getline(f, line)) {
-    keep = line;
-    if (!last) break;
-  }
-  if (!keep.empty()) std::cout << label << keep << "\n";
-}
 
 /// A word for a shell: quoted when it holds anything but safe characters.
 std::string shell_word(const std::string& s) {
@@ -135,7 +135,69 @@ resume_plan checked_resume(const run_args& a, const pipeline_config& c) {
   return {true, *ckpt};
 }
 
+/// The watching parts of a run: its log and its metrics endpoint.
+struct run_watchers {
+  logger_ptr log;
+  std::shared_ptr<metrics_endpoint> endpoint;  ///< Null with metrics.listen "".
+};
+
+/// Opens the run's log and starts its metrics endpoint, before anything else runs, and
+/// says where they and the report are. A bad log file or endpoint is an error naming
+/// its key (the message is printed).
+std::optional<run_watchers> start_watchers(const run_args& a, const pipeline_config& c) {
+  run_watchers w;
+  if (!c.metrics.listen.empty()) {
+    run_figures start;
+    start.run = c.name;
+    start.steps_planned = c.tracker.steps;
+    auto e = metrics_endpoint::start(c.metrics.listen, std::move(start));
+    if (!e) {
+      std::cerr << a.file << ": metrics.listen: " << e.err().message << "\n";
+      return std::nullopt;
+    }
+    w.endpoint = *e;
+    std::cout << "run: metrics at " << w.endpoint->url() << "\n";
+  }
+  auto log = open_run_log(c.log, c.out);  // after the endpoint: a busy one leaves no file
+  if (!log) {
+    std::cerr << a.file << ": " << log.err().message << "\n";
+    return std::nullopt;
+  }
+  w.log = *log;
+  const auto file = log_file_path(c.log, c.out);
+  std::cout << "run: report at " << c.out << "/report.html when it ends"
+            << (file.empty() ? std::string() : "; log in " + file) << std::endl;  // scripts wait on it
+  std::string what = describe(c);  // one line in the log
+  for (size_t at; (at = what.find("\n  ")) != std::string::npos;) what.replace(at, 3, "; ");
+  w.log->info("run {} started: {}", c.name, what);
+  return w;
+}
+
+/// Writes OUT/report.html and prints the summary of the run's files.
+void finish_run(const pipeline_config& c, const run_watchers& w, double wall_seconds) {
+  run_report_options ro;
+  ro.title = "adarl run: " + c.name;
+  ro.metric = c.eval.greedy ? "greedy" : "sampled";
+  auto data = run_report_data(c.out, ro);
+  auto page = data ? write_report_page(c.out, *data) : result<std::string>(data.err());
+  if (!page) w.log->warn("report: {}", page.err().message);
+  run_summary_input in;
+  auto steps = read_json_lines(c.out + "/metrics.jsonl", /*missing_ok=*/true);
+  auto evals = read_json_lines(c.out + "/eval.jsonl", /*missing_ok=*/true);
+  if (steps) in.steps = std::move(*steps);
+  if (evals) in.evals = std::move(*evals);
+  in.wall_seconds = wall_seconds;
+  in.out = c.out;
+  for (const char* f : {"report.html", "metrics.jsonl", "metrics.csv", "eval.jsonl"})
+    if (std::filesystem::exists(c.out + "/" + f)) in.files.push_back(f);
+  if (const auto log = log_file_path(c.log, c.out); !log.empty() && std::filesystem::exists(log))
+    in.files.push_back(std::filesystem::path(log).lexically_relative(c.out).string());
+  if (std::filesystem::exists(c.out + "/checkpoints")) in.files.push_back("checkpoints/");
+  std::cout << run_summary(in) << "\n";
+}
+
 int run_command(const run_args& a) {
+  const auto started = steady_clock::now();
   auto config = load_pipeline_config(a.file, a.overrides);
   if (!config) {
     std::cerr << config.err().message << "\n";
@@ -173,6 +235,10 @@ int run_command(const run_args& a) {
               << c.out << ", or write this one elsewhere with out=DIR\n";
     return 2;
   }
+  auto watchers = start_watchers(a, c);
+  if (!watchers) return 2;
+  o.logger = watchers->log;
+  o.observer = watchers->endpoint;
   auto engines = run_engines(c, *prompts, std::cout);
   if (!engines) {
     std::cerr << "run: warm start: " << engines.err().message << "\n";
@@ -185,16 +251,17 @@ int run_command(const run_args& a) {
     o.stop = &sigint_guard::flag();
     r = run_pipeline(c, *prompts, *engines, o);
   }
+  if (watchers->endpoint) watchers->endpoint->stop();  // the run is over
   if (!r) {
     std::cerr << "run: " << r.err().message << "\n";
+    watchers->log->info("run failed: {}", r.err().message);  // the file's last word
     return 1;
   }
   std::cout << "run: " << (r->interrupted ? "stopped" : "finished") << " at version "
             << r->version << "; checkpoint " << r->checkpoint << "\n";
-  print_line(c.out + "/metrics.jsonl", false, "first step: ");
-  print_line(c.out + "/metrics.jsonl", true, "last step:  ");
-  print_line(c.out + "/eval.jsonl", false, "first eval: ");
-  print_line(c.out + "/eval.jsonl", true, "last eval:  ");
+  watchers->log->info("run {} at version {}; checkpoint {}",
+                      r->interrupted ? "stopped" : "finished", r->version, r->checkpoint);
+  finish_run(c, *watchers, seconds_since(started));
   if (!r->interrupted) return 0;
   std::string again = "adarl run " + shell_word(a.file);
   for (const auto& o2 : a.overrides) again += " " + shell_word(o2);

@@ -4,6 +4,7 @@
 
 #include "models/checkpoint.hpp"
 #include "models/device.hpp"
+#include "models/hf_engines.hpp"
 #include "models/sim_engines.hpp"
 #include "models/torch_engines.hpp"
 #include "cli/run_tasks.hpp"
@@ -39,7 +40,45 @@ result<std::string> base_checkpoint(const pipeline_config& c, std::ostream& log)
   return dir;
 }
 
+engine_factories hf_factories(const pipeline_config& c, const text_codec& codec) {
+  hf_policy_config policy;
+  policy.path = c.policy.hf_path;
+  policy.max_len = c.policy.model.max_len;
+  policy.device = c.policy.device;
+  policy.init_seed = c.seed;
+  hf_generator_config g;
+  g.policy = policy;
+  g.policy.threads = c.actors.generator_threads;
+  g.capacity = c.actors.generator_capacity;
+  g.sampling = c.sampling;
+  g.end_ids = codec.end_ids();
+  hf_learner_config l;
+  l.policy = policy;
+  l.policy.threads = c.actors.learner_threads;
+  l.optimizer = c.learner.optimizer;
+  l.loss = c.learner.loss;
+  l.temperature = c.sampling.temperature;
+  l.micro_batch = int32_t(c.learner.micro_batch);
+  l.pad_id = codec.pad_id();
+  engine_factories f;
+  f.generator = [g](uint32_t) { return make_hf_generator(g); };
+  f.learner = [l] { return make_hf_learner(l); };
+  return f;
+}
+
 engine_factories torch_factories(const pipeline_config& c, const std::string& base) {
+  if (c.policy.kind == policy_kind::hf) {
+    // The codec's end and pad ids (adarl compare builds engines without a prompt table).
+    auto codec = run_codec(c);
+    if (!codec) {
+      engine_factories f;
+      const auto e = codec.err();
+      f.generator = [e](uint32_t) -> result<std::unique_ptr<generation_engine>> { return e; };
+      f.learner = [e]() -> result<std::unique_ptr<learner_engine>> { return e; };
+      return f;
+    }
+    return hf_factories(c, **codec);
+  }
   auto tok = *tokenizer::from_charset(tokenizer::default_charset());
   torch_policy_config policy;
   policy.model = c.policy.model;
@@ -70,6 +109,18 @@ result<std::unique_ptr<generation_engine>> engine_from_spec(const engine_spec& s
                                                             const std::string& device,
                                                             int32_t threads) {
   if (spec.kind == engine_spec::engine_kind::simulated) return sim_engine_of(spec);
+  if (spec.kind == engine_spec::engine_kind::hf) {
+    hf_generator_config h;
+    h.policy.config_json = spec.hf_config;  // weights come from the run as bytes
+    h.policy.max_len = spec.max_len;
+    h.policy.device = device;
+    h.policy.threads = threads;
+    h.policy.init_seed = spec.init_seed;
+    h.capacity = spec.capacity;
+    h.sampling = spec.sampling;
+    h.end_ids = spec.end_ids;
+    return make_hf_generator(h);
+  }
   torch_generator_config g;
   g.policy.model = spec.model;
   g.policy.charset = spec.charset;
@@ -91,6 +142,8 @@ result<bool> check_device(const pipeline_config& c) {
 result<engine_factories> run_engines(const pipeline_config& c, prompt_table_ptr prompts,
                                      std::ostream& log) {
   if (c.policy.kind == policy_kind::simulated) return sim_factories(c, prompts);
+  // An HF checkpoint is its own base: no SFT warm start.
+  if (c.policy.kind == policy_kind::hf) return hf_factories(c, *prompts->codec);
   auto base = base_checkpoint(c, log);
   if (!base) return base.err();
   return torch_factories(c, *base);

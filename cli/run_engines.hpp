@@ -15,8 +15,13 @@ namespace adarl {
 /// progress on `log`, when absent).
 result<std::string> base_checkpoint(const pipeline_config& c, std::ostream& log);
 
-/// The LibTorch generator and learner of a run, starting from `base`.
+/// The LibTorch generator and learner of a run, starting from `base` (the transformer),
+/// or from model.path for model.kind hf (hf_factories with the run's codec).
 engine_factories torch_factories(const pipeline_config& c, const std::string& base);
+
+/// The generator and learner of an HF checkpoint (model.path): the codec gives the end
+/// ids of the decoder and the learner's padding.
+engine_factories hf_factories(const pipeline_config& c, const text_codec& codec);
 
 /// Checks that this LibTorch can run the config's device (model.device): "cuda:N" on a
 /// CPU-only build, or a device it does not have, is an error naming the key. For the

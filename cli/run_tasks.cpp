@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "algorithms/random_keys.hpp"
+#include "models/hf_text.hpp"
 #include "tasks/dataset.hpp"
 #include "tasks/suites.hpp"
 #include "tasks/verifier_registry.hpp"
@@ -15,6 +16,21 @@ namespace {
 // Completions need room after the prompt: at least this many positions.
 constexpr int32_t min_answer_room = 8;
 }  // namespace
+
+result<std::shared_ptr<const text_codec>> run_codec(const pipeline_config& c) {
+  if (c.policy.kind == policy_kind::hf) {
+    hf_text_options o;
+    o.chat = parse_chat_template_choice(c.policy.chat_template)
+                 .value_or(chat_template_choice::automatic);
+    o.system_prompt = c.policy.system_prompt;
+    auto codec = hf_text_codec::open(c.policy.hf_path, o);
+    if (!codec) return error{"model.path: " + codec.err().message};
+    return std::shared_ptr<const text_codec>(std::move(*codec));
+  }
+  auto tok = tokenizer::from_charset(tokenizer::default_charset());
+  if (!tok) return tok.err();
+  return std::shared_ptr<const text_codec>(std::make_shared<const tokenizer>(std::move(*tok)));
+}
 
 result<prompt_table_ptr> load_run_prompts(const pipeline_config& c) {
   const auto& t = c.tasks;
@@ -41,11 +57,12 @@ result<prompt_table_ptr> load_run_prompts(const pipeline_config& c) {
     held = std::move(*ho);
   }
   if (train.empty()) return error{"tasks: no training prompts"};
-  auto tok = tokenizer::from_charset(tokenizer::default_charset());
-  if (!tok) return tok.err();
-  auto table = build_prompt_table(train, held, *tok);
+  auto codec = run_codec(c);
+  if (!codec) return codec.err();
+  const auto format = parse_prompt_format(c.tasks.prompt_format).value_or(prompt_format::plain);
+  auto table = build_prompt_table(train, held, std::move(*codec), format);
   if (!table) return table.err();
-  if (c.policy.kind == policy_kind::transformer)
+  if (c.policy.kind != policy_kind::simulated)
     for (const auto& r : table->rows)
       if (int32_t(r.tokens.size()) + min_answer_room > c.policy.model.max_len)
         return error{"task \"" + r.item.id + "\": its prompt takes " +

@@ -18,6 +18,11 @@ namespace adarl {
 /// naming the item.
 result<prompt_table_ptr> load_run_prompts(const pipeline_config& c);
 
+/// The text codec of a run's policy: the character tokenizer, or for model.kind hf the
+/// tokenizer of model.path with model.chat_template and model.system_prompt (about a
+/// second for Qwen's tokenizer.json). Errors name model.path and the file.
+result<std::shared_ptr<const text_codec>> run_codec(const pipeline_config& c);
+
 /// A short hexadecimal key of everything the SFT warm start depends on (model shape,
 /// tasks, SFT settings, seed): runs with equal keys share the cached base checkpoint.
 std::string sft_cache_key(const pipeline_config& c);

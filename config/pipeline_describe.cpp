@@ -36,6 +36,9 @@ std::string describe_strategy(const strategy_config& s) {
 std::string describe_policy(const policy_section& p) {
   if (p.kind == policy_kind::simulated)
     return "simulated policy (" + std::string(sim_optimizer_name(p.sim.optimizer)) + ")";
+  if (p.kind == policy_kind::hf)
+    return "hf " + p.hf_path + " (context " + text(p.model.max_len) + ", chat template " +
+           p.chat_template + ") on " + p.device;
   const auto& m = p.model;
   std::string out = "transformer d_model " + text(m.d_model) + ", " + text(m.n_layers) +
                     " layers, " + text(m.n_heads) + " heads (" +

@@ -9,7 +9,11 @@
 #include <memory>
 #include <sstream>
 
+#include "runtime/metrics_http.hpp"
 #include "runtime/remote_wire.hpp"
+#include "models/hf_chat_template.hpp"
+#include "models/hf_config.hpp"
+#include "models/text_codec.hpp"
 #include "models/tokenizer.hpp"
 #include "config/config_reader.hpp"
 #include "config/sim_reader.hpp"
@@ -84,8 +88,68 @@ void read_shape(config_map& m, model_config& s) {
                           std::to_string(max_parameters));
 }
 
+// Fails `key` with resolve_chat_format's message, whose "model.KEY: " prefix names it.
+void fail_chat(config_map& m, const std::string& message) {
+  for (const char* key : {"chat_template", "system_prompt"}) {
+    const std::string prefix = std::string("model.") + key + ": ";
+    if (message.rfind(prefix, 0) == 0) return m.fail(key, message.substr(prefix.size()));
+  }
+  m.fail("chat_template", message);
+}
+
+// kind: hf. The architecture is config.json's: checked here, before anything starts;
+// the weights and tokenizer are read when the run starts.
+void read_hf_model(config_map& m, policy_section& c) {
+  for (const char* key : {"d_model", "n_layers", "n_heads", "d_ff", "tied_output"})
+    if (m.has(key)) {
+      m.fail(key, "not used with kind hf (the shape comes from model.path's config.json)");
+      m.allow(key);
+    }
+  m.get("path", c.hf_path);
+  m.get("chat_template", c.chat_template);
+  m.get("system_prompt", c.system_prompt);
+  const bool own_max_len = m.has("max_len");
+  if (!own_max_len) c.model.max_len = 1024;
+  get_int(m, "max_len", c.model.max_len, 2, max_tokens);
+  std::error_code ec;
+  if (c.hf_path.empty() || !std::filesystem::is_directory(c.hf_path, ec)) {
+    m.fail("path", "expected the directory of a Hugging Face checkpoint (config.json, "
+                   "*.safetensors, tokenizer.json), got \"" + c.hf_path + "\"");
+    return;
+  }
+  auto config = read_hf_config(c.hf_path);
+  if (!config) return m.fail("path", config.err().message);
+  const std::string dir = c.hf_path + "/";
+  if (!std::filesystem::exists(dir + "tokenizer.json", ec))
+    m.fail("path", c.hf_path + " has no tokenizer.json");
+  if (!std::filesystem::exists(dir + "model.safetensors", ec) &&
+      !std::filesystem::exists(dir + "model.safetensors.index.json", ec))
+    m.fail("path", c.hf_path + " has neither model.safetensors nor model.safetensors.index.json");
+  // The context: model.max_len, by default 1024 or the model's own when shorter.
+  if (!own_max_len && c.model.max_len > config->max_position_embeddings) {
+    c.model.max_len = int32_t(config->max_position_embeddings);
+    m.record("max_len", std::to_string(c.model.max_len));
+  }
+  if (c.model.max_len > config->max_position_embeddings)
+    m.fail("max_len", "expected at most the model's max_position_embeddings (" +
+                          std::to_string(config->max_position_embeddings) + "), got \"" +
+                          std::to_string(c.model.max_len) + "\"");
+  auto choice = parse_chat_template_choice(c.chat_template);
+  if (!choice)
+    return m.fail("chat_template",
+                  "expected auto, none, chatml or llama3, got \"" + c.chat_template + "\"");
+  std::string tokenizer_config;
+  if (std::filesystem::exists(dir + "tokenizer_config.json", ec))
+    if (auto t = read_text_file(dir + "tokenizer_config.json")) tokenizer_config = *t;
+  auto detected = detect_chat_template(tokenizer_config, dir + "tokenizer_config.json");
+  if (!detected) return m.fail("chat_template", detected.err().message);
+  if (auto format = resolve_chat_format(*choice, c.system_prompt, *detected); !format)
+    fail_chat(m, format.err().message);
+}
+
 void read_model(config_map m, policy_section& c) {
-  m.record("kind", c.kind == policy_kind::simulated ? "simulated" : "transformer");
+  const char* kind_names[] = {"transformer", "simulated", "hf"};
+  m.record("kind", kind_names[static_cast<int>(c.kind)]);
   if (m.has("kind")) {
     std::string kind;
     const auto before = m.errors()->messages.size();
@@ -94,16 +158,31 @@ void read_model(config_map m, policy_section& c) {
       c.kind = policy_kind::transformer;
     else if (kind == "simulated")
       c.kind = policy_kind::simulated;
+    else if (kind == "hf")
+      c.kind = policy_kind::hf;
     else if (m.errors()->messages.size() == before)
-      m.fail("kind", "expected transformer or simulated, got \"" + kind + "\"");
+      m.fail("kind", "expected transformer, simulated or hf, got \"" + kind + "\"");
   } else {
     m.allow("kind");
   }
-  read_shape(m, c.model);
+  if (c.kind == policy_kind::hf) {
+    read_hf_model(m, c);
+    if (m.has("base_checkpoint")) {
+      m.fail("base_checkpoint", "not used with kind hf (model.path is the base policy)");
+      m.allow("base_checkpoint");
+    }
+  } else {
+    read_shape(m, c.model);
+    for (const char* key : {"path", "chat_template", "system_prompt"})
+      if (m.has(key)) {
+        m.fail(key, "only with kind hf");
+        m.allow(key);
+      }
+  }
   m.get("device", c.device);
   if (!is_device(c.device))
     m.fail("device", "expected cpu or cuda:N, got \"" + c.device + "\"");
-  m.get("base_checkpoint", c.base_checkpoint);
+  if (c.kind != policy_kind::hf) m.get("base_checkpoint", c.base_checkpoint);
   // The error_code overloads: a name too long for the file system is reported, not thrown.
   if (std::error_code ec;
       !c.base_checkpoint.empty() && !std::filesystem::exists(c.base_checkpoint, ec))
@@ -129,6 +208,12 @@ void read_tasks(config_map m, tasks_section& c) {
   m.get("train", c.train, 1, max_prompts);
   m.get("held_out", c.held_out, 0, max_held_out);
   m.get("difficulty_mix", c.difficulty_mix);
+  // Recorded only when given, so that configs written before the key stay equal on resume.
+  if (m.has("prompt_format")) {
+    m.get("prompt_format", c.prompt_format);
+    if (!parse_prompt_format(c.prompt_format))
+      m.fail("prompt_format", "expected plain or boxed, got \"" + c.prompt_format + "\"");
+  }
   if (c.dataset.empty()) {
     const auto names = suite_names();
     if (std::find(names.begin(), names.end(), c.suite) == names.end()) {
@@ -296,6 +381,36 @@ void read_eval(config_map m, eval_section& e) {
   m.finish();
 }
 
+void read_metrics(config_map m, metrics_section& s) {
+  m.get("listen", s.listen);
+  if (!s.listen.empty())
+    if (auto a = parse_listen_address(s.listen); !a) m.fail("listen", a.err().message);
+  m.finish();
+}
+
+void read_log(config_map m, log_section& s) {
+  static const std::pair<const char*, log_level> levels[] = {
+      {"trace", log_level::trace}, {"debug", log_level::debug}, {"info", log_level::info},
+      {"warn", log_level::warn},   {"error", log_level::error}};
+  std::string level = "info";
+  for (const auto& [name, l] : levels)
+    if (l == s.level) level = name;
+  const auto before = m.errors()->messages.size();
+  m.get("level", level);
+  bool known = false;
+  for (const auto& [name, l] : levels)
+    if (level == name) {
+      s.level = l;
+      known = true;
+    }
+  if (!known && m.errors()->messages.size() == before)
+    m.fail("level", "expected trace, debug, info, warn or error, got \"" + level + "\"");
+  m.get("file", s.file);
+  m.get("rotate_bytes", s.rotate_bytes, 4096, uint64_t{1} << 40);
+  m.get("rotate_files", s.rotate_files, 1, 1000);
+  m.finish();
+}
+
 // A copy of `n` whose nodes carry no position: an overridden value did not come from
 // a line of the file, so its errors must not name one.
 YAML::Node without_marks(const YAML::Node& n) {
@@ -386,6 +501,8 @@ result<pipeline_config> read_pipeline_config(const YAML::Node& root,
   read_actors(top.child("actors"), c.actors);
   read_learner(top.child("learner"), c.learner);
   read_eval(top.child("eval"), c.eval);
+  read_metrics(top.child("metrics"), c.metrics);
+  read_log(top.child("log"), c.log);
   top.finish();
   c.tracker.seed = c.seed;
   c.tracker.lag.exact = c.deterministic;

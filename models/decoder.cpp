@@ -10,12 +10,40 @@
 
 namespace adarl {
 
+namespace {
+
+// The built-in transformer as a slot_decoding_model.
+class transformer_slots final : public slot_decoding_model {
+ public:
+  explicit transformer_slots(transformer model) : model_(std::move(model)) {}
+  int64_t context_length() const override { return model_->config().max_len; }
+  torch::Device device() const override { return model_->parameters().front().device(); }
+  slot_cache make_slot_cache(int64_t capacity) override { return model_->make_slot_cache(capacity); }
+  torch::Tensor decode_slots(const torch::Tensor& tokens, const torch::Tensor& slots,
+                             const torch::Tensor& positions, const torch::Tensor& wanted,
+                             slot_cache& cache, bool invariant) override {
+    return model_->decode_slots(tokens, slots, positions, wanted, cache, invariant);
+  }
+
+ private:
+  transformer model_;
+};
+
+}  // namespace
+
 decoder::decoder(transformer model, uint32_t capacity, const sampling_params& params)
+    : decoder(std::make_shared<transformer_slots>(std::move(model)), capacity, params,
+              {tokenizer::eos}) {}
+
+decoder::decoder(std::shared_ptr<slot_decoding_model> model, uint32_t capacity,
+                 const sampling_params& params, std::vector<int32_t> end_ids)
     : model_(std::move(model)),
+      end_ids_(std::move(end_ids)),
       params_(params),
-      device_(model_->parameters().front().device()),
+      device_(model_->device()),
       slots_(capacity) {
   if (capacity == 0) throw std::logic_error("decoder: capacity must be positive");
+  if (end_ids_.empty()) throw std::logic_error("decoder: no end ids");
   c10::InferenceMode guard;
   cache_ = model_->make_slot_cache(capacity);
 }
@@ -23,7 +51,7 @@ decoder::decoder(transformer model, uint32_t capacity, const sampling_params& pa
 uint32_t decoder::admit(std::vector<int32_t> prompt, uint64_t stream, bool greedy) {
   auto free = std::find_if(slots_.begin(), slots_.end(), [](const slot& s) { return !s.used; });
   if (free == slots_.end()) throw std::logic_error("decoder::admit: every slot is in use");
-  const int64_t room = int64_t(model_->config().max_len) - int64_t(prompt.size());
+  const int64_t room = model_->context_length() - int64_t(prompt.size());
   *free = slot{};
   free->used = true;
   free->greedy = greedy;
@@ -50,7 +78,7 @@ bool decoder::draw(slot& s, const float* logp, int32_t v) const {
   s.row.tokens.push_back(tok);
   s.row.logprobs.push_back(logp[tok]);
   s.position = int64_t(s.prompt.size()) + int64_t(s.row.tokens.size()) - 1;
-  s.row.ended = tok == tokenizer::eos;
+  s.row.ended = std::find(end_ids_.begin(), end_ids_.end(), tok) != end_ids_.end();
   return s.row.ended || int32_t(s.row.tokens.size()) >= s.limit;
 }
 

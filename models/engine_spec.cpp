@@ -8,7 +8,8 @@ using nlohmann::json;
 
 std::string encode_engine_spec(const engine_spec& s) {
   const bool sim = s.kind == engine_spec::engine_kind::simulated;
-  json j{{"kind", sim ? "simulated" : "transformer"},
+  const bool hf = s.kind == engine_spec::engine_kind::hf;
+  json j{{"kind", sim ? "simulated" : hf ? "hf" : "transformer"},
          {"capacity", s.capacity},
          {"sampling",
           {{"temperature", s.sampling.temperature},
@@ -34,6 +35,11 @@ std::string encode_engine_spec(const engine_spec& s) {
                     {"min_steps", s.latency.min_steps},
                     {"tail", s.latency.tail},
                     {"max_steps", s.latency.max_steps}};
+  } else if (hf) {
+    j["hf_config"] = s.hf_config;
+    j["max_len"] = s.max_len;
+    j["end_ids"] = s.end_ids;
+    j["init_seed"] = s.init_seed;
   } else {
     const auto& m = s.model;
     j["model"] = {{"vocab_size", m.vocab_size}, {"d_model", m.d_model},
@@ -53,6 +59,8 @@ result<engine_spec> decode_engine_spec(std::string_view text) {
     const std::string kind = j.at("kind");
     if (kind == "simulated")
       s.kind = engine_spec::engine_kind::simulated;
+    else if (kind == "hf")
+      s.kind = engine_spec::engine_kind::hf;
     else if (kind != "transformer")
       return error{"engine spec: unknown kind \"" + kind + "\""};
     s.capacity = j.at("capacity");
@@ -85,6 +93,13 @@ result<engine_spec> decode_engine_spec(std::string_view text) {
       s.latency.tail = l.at("tail");
       s.latency.max_steps = l.at("max_steps");
       s.latency.capacity = s.capacity;
+    } else if (s.kind == engine_spec::engine_kind::hf) {
+      s.hf_config = j.at("hf_config").get<std::string>();
+      s.max_len = j.at("max_len");
+      s.end_ids = j.at("end_ids").get<std::vector<int32_t>>();
+      s.init_seed = j.at("init_seed");
+      if (s.end_ids.empty()) return error{"engine spec: end_ids: expected at least one id"};
+      if (s.max_len < 2) return error{"engine spec: max_len: expected at least 2"};
     } else {
       const auto& m = j.at("model");
       s.model.vocab_size = m.at("vocab_size");

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "algorithms/result.hpp"
 #include "models/model_config.hpp"
@@ -16,7 +17,7 @@ namespace adarl {
 
 /// The generation engine of a run, as data.
 struct engine_spec {
-  enum class engine_kind { transformer, simulated };
+  enum class engine_kind { transformer, simulated, hf };
   engine_kind kind = engine_kind::transformer;
   uint32_t capacity = 64;       ///< Rows decoded together (a worker may override it).
   sampling_params sampling;     ///< batch_invariant set in deterministic runs.
@@ -24,6 +25,11 @@ struct engine_spec {
   model_config model;
   std::string charset;
   uint64_t init_seed = 1;
+  // kind hf: the architecture as config.json's text (the worker needs no files: the
+  // weights come as bytes), the context, and the ids that end a completion.
+  std::string hf_config;
+  int32_t max_len = 0;
+  std::vector<int32_t> end_ids;
   // kind simulated: the world and the latency model.
   sim_world world;
   sim_latency latency;

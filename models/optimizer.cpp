@@ -11,7 +11,11 @@
 namespace adarl {
 
 policy_optimizer::policy_optimizer(transformer& model, optimizer_config config)
-    : model_(model), config_(config) {
+    : policy_optimizer(model.ptr(), config) {}
+
+policy_optimizer::policy_optimizer(std::shared_ptr<torch::nn::Module> module,
+                                   optimizer_config config)
+    : model_(std::move(module)), config_(config) {
   auto opts = torch::optim::AdamWOptions(config.lr)
                   .betas({config.beta1, config.beta2})
                   .eps(config.eps)

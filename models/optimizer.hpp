@@ -15,6 +15,8 @@ namespace adarl {
 class policy_optimizer {
  public:
   policy_optimizer(transformer& model, optimizer_config config);
+  /// Over any module's parameters (the HF model); its state is saved by parameter name.
+  policy_optimizer(std::shared_ptr<torch::nn::Module> module, optimizer_config config);
 
   /// Clears gradients.
   void zero_grad();
@@ -38,7 +40,7 @@ class policy_optimizer {
   result<bool> load_state(const std::string& path);
 
  private:
-  transformer model_;
+  std::shared_ptr<torch::nn::Module> model_;
   optimizer_config config_;
   std::unique_ptr<torch::optim::AdamW> adamw_;
   int64_t steps_ = 0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <numeric>
 
@@ -27,11 +28,44 @@ int32_t draw_token(std::vector<float> probs, float top_p, double u) {
   return order[n - 1];
 }
 
+namespace {
+
+// Sorts non-negative floats in decreasing order: the array std::sort with greater<>
+// gives, by an LSD radix sort of their bit patterns (which order as the values do for
+// x >= 0), three passes of 11 bits. For vocabularies of 150k ids it is about 10x faster.
+void sort_decreasing(std::vector<float>& v, std::vector<uint32_t>& keys,
+                     std::vector<uint32_t>& spare) {
+  const size_t n = v.size();
+  keys.resize(n);
+  spare.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, &v[i], 4);
+    keys[i] = ~bits;  // increasing complements: decreasing values
+  }
+  for (int shift = 0; shift < 33; shift += 11) {
+    size_t count[2049] = {};
+    for (uint32_t k : keys) ++count[((k >> shift) & 2047) + 1];
+    for (size_t b = 1; b < 2049; ++b) count[b] += count[b - 1];
+    for (uint32_t k : keys) spare[count[(k >> shift) & 2047]++] = k;
+    keys.swap(spare);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t bits = ~keys[i];
+    std::memcpy(&v[i], &bits, 4);
+  }
+}
+
+}  // namespace
+
 int32_t token_drawer::draw(const float* logp, int32_t v, float top_p, double u) {
   probs_.resize(size_t(v));
   for (int32_t k = 0; k < v; ++k) probs_[k] = std::exp(logp[k]);
   sorted_.assign(probs_.begin(), probs_.end());
-  std::sort(sorted_.begin(), sorted_.end(), std::greater<float>());
+  if (v >= 4096)
+    sort_decreasing(sorted_, keys_, spare_);
+  else
+    std::sort(sorted_.begin(), sorted_.end(), std::greater<float>());
   // The same sums in the same order as draw_token, so the same rounding.
   double kept = 0;
   size_t n = 0;
@@ -58,10 +92,10 @@ int32_t token_drawer::draw(const float* logp, int32_t v, float top_p, double u) 
 }
 
 std::pair<torch::Tensor, torch::Tensor> left_pad(
-    const std::vector<std::vector<int32_t>>& rows) {
+    const std::vector<std::vector<int32_t>>& rows, int64_t pad) {
   size_t len = 1;
   for (const auto& r : rows) len = std::max(len, r.size());
-  auto tokens = torch::full({int64_t(rows.size()), int64_t(len)}, tokenizer::pad, torch::kLong);
+  auto tokens = torch::full({int64_t(rows.size()), int64_t(len)}, pad, torch::kLong);
   auto mask = torch::zeros({int64_t(rows.size()), int64_t(len)}, torch::kBool);
   auto t = tokens.accessor<int64_t, 2>();
   auto m = mask.accessor<bool, 2>();
@@ -75,13 +109,12 @@ std::pair<torch::Tensor, torch::Tensor> left_pad(
   return {tokens, mask};
 }
 
-std::vector<sample_output> sample_batch(transformer& model,
-                                        const std::vector<sample_job>& jobs,
-                                        const sampling_params& params) {
+namespace {
+
+// Rows beyond the decoder's slots join as others finish: same tokens, bounded memory.
+std::vector<sample_output> run_jobs(decoder& dec, const std::vector<sample_job>& jobs,
+                                    const sampling_params& params) {
   std::vector<sample_output> out(jobs.size());
-  if (jobs.empty()) return out;
-  // Rows beyond the decoder's slots join as others finish: same tokens, bounded memory.
-  decoder dec(model, uint32_t(std::min<size_t>(jobs.size(), sample_batch_max_rows)), params);
   std::vector<size_t> job_of(dec.capacity());
   std::vector<decoded_row> done;
   size_t next = 0, returned = 0;
@@ -99,6 +132,26 @@ std::vector<sample_output> sample_batch(transformer& model,
     returned += done.size();
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<sample_output> sample_batch(transformer& model,
+                                        const std::vector<sample_job>& jobs,
+                                        const sampling_params& params) {
+  if (jobs.empty()) return {};
+  decoder dec(model, uint32_t(std::min<size_t>(jobs.size(), sample_batch_max_rows)), params);
+  return run_jobs(dec, jobs, params);
+}
+
+std::vector<sample_output> sample_batch(std::shared_ptr<slot_decoding_model> model,
+                                        const std::vector<int32_t>& end_ids,
+                                        const std::vector<sample_job>& jobs,
+                                        const sampling_params& params) {
+  if (jobs.empty()) return {};
+  decoder dec(std::move(model), uint32_t(std::min<size_t>(jobs.size(), sample_batch_max_rows)),
+              params, end_ids);
+  return run_jobs(dec, jobs, params);
 }
 
 }  // namespace adarl

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "models/transformer.hpp"
@@ -38,6 +39,14 @@ std::vector<sample_output> sample_batch(transformer& model,
                                         const std::vector<sample_job>& jobs,
                                         const sampling_params& params);
 
+class slot_decoding_model;
+/// sample_batch for any slot_decoding_model (models/decoder.hpp), e.g. the HF model: a
+/// row ends when it draws one of `end_ids`.
+std::vector<sample_output> sample_batch(std::shared_ptr<slot_decoding_model> model,
+                                        const std::vector<int32_t>& end_ids,
+                                        const std::vector<sample_job>& jobs,
+                                        const sampling_params& params);
+
 /// Log-probs of completions under the model's current weights, recomputed in one
 /// forward pass: returns [B, Cmax] float with zeros past each completion's end, and
 /// `mask` [B, Cmax] (true on real completion tokens). Gradients flow unless the caller
@@ -67,10 +76,12 @@ completion_scores score_completions(transformer& model,
                                     const std::vector<std::vector<int32_t>>& completions,
                                     float temperature);
 
-/// Left-pads token rows to a common length (at least 1): tokens [B, L] int64 (pad id) and
-/// mask [B, L] bool, true on real tokens. The one padding of the sampler and the learner,
-/// so that positions and log-probs agree between them. O(B * L).
-std::pair<torch::Tensor, torch::Tensor> left_pad(const std::vector<std::vector<int32_t>>& rows);
+/// Left-pads token rows to a common length (at least 1): tokens [B, L] int64 (`pad`, the
+/// codec's pad id; masked out, so it only has to be in the vocabulary) and mask [B, L]
+/// bool, true on real tokens. The one padding of the sampler and the learner, so that
+/// positions and log-probs agree between them. O(B * L).
+std::pair<torch::Tensor, torch::Tensor> left_pad(const std::vector<std::vector<int32_t>>& rows,
+                                                 int64_t pad = 0);
 
 /// Index drawn from `probs` (sums to 1) by inverse CDF at `u` in [0, 1), after keeping
 /// the smallest top-probability set with mass >= top_p. Pure; O(V log V).
@@ -87,6 +98,7 @@ class token_drawer {
 
  private:
   std::vector<float> probs_, sorted_;
+  std::vector<uint32_t> keys_, spare_;  ///< Radix sort buffers (large vocabularies).
 };
 
 }  // namespace adarl

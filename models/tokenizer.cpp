@@ -60,4 +60,25 @@ std::string tokenizer::decode(const std::vector<int32_t>& ids) const {
   return out;
 }
 
+result<std::vector<int32_t>> tokenizer::encode_prompt(std::string_view text,
+                                                      std::string_view source) const {
+  auto body = encode(text, source);
+  if (!body) return body.err();
+  std::vector<int32_t> out;
+  out.reserve(body->size() + 2);
+  out.push_back(bos);
+  out.insert(out.end(), body->begin(), body->end());
+  out.push_back(sep);
+  return out;
+}
+
+std::string tokenizer::decode_completion(std::span<const int32_t> ids) const {
+  return decode(std::vector<int32_t>(ids.begin(), ids.end()));
+}
+
+const std::vector<int32_t>& tokenizer::end_ids() const {
+  static const std::vector<int32_t> ends{eos};
+  return ends;
+}
+
 }  // namespace adarl

@@ -7,13 +7,15 @@
 #include <vector>
 
 #include "algorithms/result.hpp"
+#include "models/text_codec.hpp"
 
 namespace adarl {
 
 /// Character-level tokenizer for the built-in tasks. Ids 0..3 are the special tokens;
 /// every other id is one byte of the charset. Immutable after construction, so it is
-/// thread-safe; encode and decode are O(length).
-class tokenizer {
+/// thread-safe; encode and decode are O(length). As a text_codec: a prompt is begin,
+/// text, separator; the end token stops a completion; padding is `pad`.
+class tokenizer : public text_codec {
  public:
   static constexpr int32_t pad = 0;  ///< Padding (never predicted).
   static constexpr int32_t bos = 1;  ///< Begin of sequence.
@@ -38,6 +40,14 @@ class tokenizer {
   int32_t size() const { return num_special + static_cast<int32_t>(charset_.size()); }
   /// The charset, in id order; saved with a model so that ids mean the same on load.
   const std::string& charset() const { return charset_; }
+
+  // text_codec
+  result<std::vector<int32_t>> encode_prompt(std::string_view text,
+                                             std::string_view source) const override;
+  std::string decode_completion(std::span<const int32_t> ids) const override;
+  const std::vector<int32_t>& end_ids() const override;
+  int32_t pad_id() const override { return pad; }
+  int32_t vocab_size() const override { return size(); }
 
  private:
   tokenizer() = default;

@@ -25,8 +25,10 @@ struct cluster_context {
   prompt_table_ptr prompts;
   tracker_actor tracker;
   metrics_actor metrics;
-  /// Warnings (joins, losses, refusals) as strings, like the actors' own.
+  /// Warnings (losses, refusals) as strings, like the actors' own: "SOURCE: text".
   std::function<void(const std::string&)> warn;
+  /// Events worth a line in the log but not on the terminal (a worker joined), the same way.
+  std::function<void(const std::string&)> note;
   /// Start-up lines for the user ("remote generators: listening on ...").
   std::function<void(const std::string&)> say;
 };

@@ -10,6 +10,7 @@
 #include <ostream>
 
 #include <nlohmann/json.hpp>
+#include <spdlog/logger.h>
 
 #include "actors/clock.hpp"
 #include "actors/evaluator.hpp"
@@ -18,6 +19,7 @@
 #include "actors/metrics_sink.hpp"
 #include "actors/tracker.hpp"
 #include "actors/verifier.hpp"
+#include "models/hf_config.hpp"
 #include "models/sim_engines.hpp"
 #include "tasks/atomic_file.hpp"
 
@@ -33,8 +35,10 @@ struct pipeline_system_config : caf::actor_system_config {
   }
 };
 
-void say(const run_options& o, const std::string& line) {
+/// A line for the user on `o.log`, also in the run's log file.
+void say(const run_options& o, const logger_ptr& log, const std::string& line) {
   if (o.log) *o.log << line << std::endl;
+  log->info("{}", line);
 }
 
 }  // namespace
@@ -51,6 +55,13 @@ engine_spec run_engine_spec(const pipeline_config& c, const prompt_table& prompt
     for (const auto& r : prompts.rows) s.world.answers.push_back(r.item.answer);
     s.latency = c.actors.sim_latency;
     s.latency.capacity = s.capacity;
+  } else if (c.policy.kind == policy_kind::hf) {
+    s.kind = engine_spec::engine_kind::hf;
+    // Validated with the config; unreadable now, the worker reports the empty text.
+    if (auto text = read_text_file(c.policy.hf_path + "/config.json")) s.hf_config = *text;
+    s.max_len = c.policy.model.max_len;
+    if (prompts.codec) s.end_ids = prompts.codec->end_ids();
+    s.init_seed = c.seed;
   } else {
     s.model = c.policy.model;
     s.charset = tokenizer::default_charset();
@@ -136,6 +147,9 @@ result<run_outcome> run_pipeline(const pipeline_config& c, prompt_table_ptr prom
   caf::actor_system sys{cfg};
   caf::scoped_actor self{sys};
   const caf::actor supervisor = caf::actor_cast<caf::actor>(self);
+  const logger_ptr run_log = o.logger ? o.logger : stream_log(o.log);
+  const logger_ptr log = component_log(run_log, "run");
+  auto say = [&o, log](const std::string& line) { adarl::say(o, log, line); };
 
   metrics_totals totals;
   if (restored) {
@@ -150,8 +164,8 @@ result<run_outcome> run_pipeline(const pipeline_config& c, prompt_table_ptr prom
   if (!c.effective.empty())
     if (auto ok = write_file_atomic(c.out + "/config.json", config_text); !ok) return ok.err();
   run_watch watch;
-  auto metrics = spawn_metrics(
-      sys, {c.out, c.tracker.steps, c.progress, /*append=*/restored.has_value(), totals});
+  auto metrics = spawn_metrics(sys, {c.out, c.tracker.steps, c.progress,
+                                     /*append=*/restored.has_value(), totals, o.observer, run_log});
   watch.watch(self, metrics, "metrics");
   tracker_setup ts;
   ts.core = c.tracker;
@@ -160,6 +174,7 @@ result<run_outcome> run_pipeline(const pipeline_config& c, prompt_table_ptr prom
   ts.eval_greedy = c.eval.greedy;
   ts.eval_samples = c.eval.samples;
   ts.restore = restored;
+  ts.log = run_log;
   auto tracker = spawn_tracker(sys, ts);
   watch.watch(self, tracker, "tracker");
   std::vector<verifier_actor> verifiers;
@@ -181,7 +196,8 @@ result<run_outcome> run_pipeline(const pipeline_config& c, prompt_table_ptr prom
   cc.tracker = tracker;
   cc.metrics = metrics;
   cc.warn = [supervisor](const std::string& w) { caf::anon_send(supervisor, w); };
-  cc.say = [&o](const std::string& line) { say(o, line); };
+  cc.note = [run_log](const std::string& line) { log_note(run_log, line); };
+  cc.say = say;
   std::vector<verifier_actor> scorers = verifiers;
   if (cluster) {
     auto s = cluster->scorers(cc, verifiers);
@@ -204,6 +220,7 @@ result<run_outcome> run_pipeline(const pipeline_config& c, prompt_table_ptr prom
     gs.verifiers = scorers;
     gs.metrics = metrics;
     gs.supervisor = supervisor;
+    gs.log = run_log;
     generators.push_back(spawn_generator(sys, std::move(gs)));
     watch.watch(self, generators.back(), "generator " + std::to_string(i));
   }
@@ -243,6 +260,7 @@ result<run_outcome> run_pipeline(const pipeline_config& c, prompt_table_ptr prom
   ls.checkpoint_dir = c.out + "/checkpoints";
   ls.resume_from = o.resume_from;
   if (!c.effective.empty()) ls.config_json = config_text;
+  ls.log = run_log;
   auto learner = spawn_learner(sys, std::move(ls));
   watch.watch(self, learner, "learner");
   self->send(tracker, start_atom::value, learner, evaluator);
@@ -287,7 +305,7 @@ result<run_outcome> run_pipeline(const pipeline_config& c, prompt_table_ptr prom
         },
         [&](const std::string& warning) {
           ++out.warnings;
-          say(o, "warning: " + warning);
+          log_warning(run_log, warning);
           if (warning.rfind("generator ", 0) == 0 &&
               warning.find("cannot load weights") == std::string::npos &&
               ++failed_generators == c.actors.generators) {
@@ -298,7 +316,7 @@ result<run_outcome> run_pipeline(const pipeline_config& c, prompt_table_ptr prom
         caf::after(std::chrono::milliseconds(100)) >> [] {});
     if (!running) break;
     if (o.stop && o.stop->load()) {
-      say(o, "stopping: draining the learner and writing a checkpoint");
+      say("stopping: draining the learner and writing a checkpoint");
       if (!last_checkpoint(std::chrono::seconds(3600))) fatal = "stop: the learner did not answer";
       out.interrupted = true;
       break;
@@ -308,7 +326,12 @@ result<run_outcome> run_pipeline(const pipeline_config& c, prompt_table_ptr prom
     if (now - watch.last_status < std::chrono::seconds(1)) continue;
     watch.last_status = now;
     self->request(tracker, std::chrono::seconds(10), status_atom::value)
-        .receive([&](tracker_status& s) { watch.update(s); }, [&](caf::error&) {});
+        .receive(
+            [&](tracker_status& s) {
+              watch.update(s);
+              if (o.observer) o.observer->on_tracker(s);
+            },
+            [&](caf::error&) {});
     if (watch.training || now - watch.last_progress < stall) continue;
     std::string learner_says = "the learner did not answer";
     self->request(learner, std::chrono::seconds(10), status_atom::value)
@@ -332,7 +355,7 @@ result<run_outcome> run_pipeline(const pipeline_config& c, prompt_table_ptr prom
   self->request(metrics, std::chrono::seconds(30), flush_atom::value)
       .receive([](bool) {}, [](caf::error&) {});
   if (cluster)
-    for (const auto& line : cluster->close()) say(o, line);
+    for (const auto& line : cluster->close()) say(line);
   for (const auto& g : generators) self->send_exit(g, caf::exit_reason::user_shutdown);
   stop_all({caf::actor_cast<caf::actor>(learner), caf::actor_cast<caf::actor>(evaluator),
             caf::actor_cast<caf::actor>(tracker), caf::actor_cast<caf::actor>(metrics)});

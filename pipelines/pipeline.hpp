@@ -11,6 +11,8 @@
 #include <string>
 
 #include "actors/checkpoint_files.hpp"
+#include "actors/log.hpp"
+#include "actors/run_observer.hpp"
 #include "pipelines/cluster.hpp"
 #include "actors/prompt_table.hpp"
 #include "algorithms/result.hpp"
@@ -30,7 +32,15 @@ struct engine_factories {
 struct run_options {
   std::string resume_from;                  ///< A checkpoint directory (step-N) or "".
   const std::atomic<bool>* stop = nullptr;  ///< Set (e.g. by SIGINT) to stop cleanly.
-  std::ostream* log = nullptr;              ///< Start-up and warning lines.
+  /// Start-up and closing lines (listening endpoints, what remote workers did); also
+  /// the warnings when `logger` is unset.
+  std::ostream* log = nullptr;
+  /// The run's logger (runtime/logging.hpp: terminal and file): every component logs
+  /// through a copy named after it, warnings included. Unset = warnings to `log`.
+  logger_ptr logger;
+  /// Told of every step line, evaluation and tracker status (runtime/metrics_http.hpp);
+  /// unset = none.
+  std::shared_ptr<run_observer> observer;
   /// Parts of the run outside this process (runtime/cluster.hpp: the remote workers of
   /// the config); unset = none.
   cluster_factory cluster;

@@ -21,6 +21,7 @@ namespace adarl {
 enum class policy_kind {
   transformer,  ///< The built-in LibTorch transformer (models/).
   simulated,    ///< The simulated policy (no model; tests, benches, scale runs).
+  hf,           ///< A Hugging Face checkpoint of the Qwen2 / Llama family (model.path).
 };
 
 /// `model:` and `sft:` - the policy and its warm start.
@@ -35,6 +36,10 @@ struct policy_section {
   double sft_lr = 3e-3;
   uint32_t sft_count = 4000;       ///< Training items generated for SFT.
   sim_model_config sim;            ///< kind: simulated.
+  // kind: hf. The shape and weights come from `hf_path`; model.max_len is the context.
+  std::string hf_path;             ///< `model.path`: the HF directory (config.json, ...).
+  std::string chat_template = "auto";  ///< auto, none, chatml or llama3 (models/hf_chat_template.hpp).
+  std::string system_prompt = "auto";  ///< auto (the template's default), "" (none) or text.
 };
 
 /// `tasks:` - where the prompts come from.
@@ -44,6 +49,7 @@ struct tasks_section {
   uint32_t train = 512;            ///< Training prompts generated from the suite.
   uint32_t held_out = 128;         ///< Held-out prompts (evaluation only).
   std::vector<double> difficulty_mix{1, 1, 1, 1, 1};  ///< Weights of levels 1..5.
+  std::string prompt_format = "plain";  ///< plain or boxed (models/text_codec.hpp).
 };
 
 /// `actors.remote_verifiers:` - verifier workers on other machines (`adarl worker
@@ -108,6 +114,26 @@ struct eval_section {
   uint32_t samples = 0;              ///< Sampled completions per held-out prompt (mean@k).
 };
 
+/// `metrics:` - the run's figures for a Prometheus scraper (runtime/metrics_http.hpp).
+struct metrics_section {
+  /// HOST:PORT to serve http://HOST:PORT/metrics on; "" = off. Port 0 = any free one
+  /// (the run prints the one it got).
+  std::string listen;
+};
+
+/// Severity of a log line, lowest first.
+enum class log_level { trace, debug, info, warn, error };
+
+/// `log:` - the run's log (runtime/logging.hpp): every component's lines at `level` and
+/// above go to the file; only warnings and errors reach the terminal.
+struct log_section {
+  log_level level = log_level::info;
+  /// Log file; a relative path is under `out` ("adarl.log": OUT/adarl.log). "" = none.
+  std::string file = "adarl.log";
+  uint64_t rotate_bytes = 10u << 20;  ///< The file is rotated at this size...
+  uint32_t rotate_files = 3;          ///< ...keeping this many old ones (adarl.1.log, ...).
+};
+
 /// The whole run.
 struct pipeline_config {
   std::string name;                  ///< From the file name (metrics and reports).
@@ -118,6 +144,8 @@ struct pipeline_config {
   actors_section actors;
   learner_section learner;
   eval_section eval;
+  metrics_section metrics;
+  log_section log;
   std::string out = "runs/run";      ///< Output directory.
   /// `weights.path`: remote generators read each policy version from this shared
   /// directory (files the coordinator writes) instead of receiving its bytes.

@@ -64,6 +64,7 @@ class config_cluster_parts final : public cluster_parts {
     gs.verifiers = scorers;
     gs.metrics = c.metrics;
     gs.warn = c.warn;
+    gs.note = c.note;
     auto opened = remote_generator_hub::open(*c.sys, std::move(gs));
     if (!opened) return opened.err();
     generators_ = std::move(*opened);

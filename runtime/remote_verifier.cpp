@@ -83,7 +83,7 @@ class remote_hub {
     for (size_t i = 0; i < batch.size(); ++i) {
       const auto p = batch[i].order.prompt_id;
       if (p < rows.size()) items[i].item = rows[p].item;
-      items[i].completion = setup_.scoring.tok->decode(batch[i].tokens);
+      items[i].completion = completion_codec(setup_.scoring).decode_completion(batch[i].tokens);
     }
     return encode_verify(session_, id, items);
   }

@@ -16,9 +16,11 @@
 #include <thread>
 #include <utility>
 #include <vector>
+#include <spdlog/logger.h>
 #include <zmq.hpp>
 
 #include "actors/clock.hpp"
+#include "runtime/logging.hpp"
 #include "runtime/remote_wire.hpp"
 #include "runtime/wake_fd.hpp"
 
@@ -49,10 +51,6 @@ void post(zmq::socket_t& socket, const std::string& payload) {
     socket.send(zmq::buffer(payload), zmq::send_flags::dontwait);
   } catch (const zmq::error_t&) {
   }
-}
-
-void say(std::ostream* log, const std::string& line) {
-  if (log) *log << line << std::endl;
 }
 
 /// A fresh DEALER connected under the worker's name, its hello sent.
@@ -160,6 +158,7 @@ result<verify_worker_stats> run_verify_worker(const verify_worker_options& o,
                                               const verifier_registry& registry,
                                               const std::atomic<bool>& stop, std::ostream* log) {
   const std::string name = o.name.empty() ? default_worker_name() : o.name;
+  const logger_ptr lg = open_worker_log(log, "worker " + name);
   const auto start = steady_clock::now();
   auto now = [&] { return seconds_since(start); };
   std::optional<curve_keys> keys;
@@ -178,8 +177,7 @@ result<verify_worker_stats> run_verify_worker(const verify_worker_options& o,
   if (!link) return link.err();
   scoring_pool pool(registry, o.credit, o.threads);
   if (!pool.ok()) return error{"worker: eventfd failed"};
-  say(log, "worker " + name + ": connecting to " + o.connect + " (credit " +
-               std::to_string(o.credit) + ")");
+  lg->info("connecting to {} (credit {})", o.connect, o.credit);
   verify_worker_stats stats;
   double timeout = o.timeout;
   while (!stop.load()) {
@@ -195,7 +193,7 @@ result<verify_worker_stats> run_verify_worker(const verify_worker_options& o,
       link->last_heard = now();
       auto m = decode_remote(body.to_string_view());
       if (!m) {
-        if (++stats.malformed <= 10) say(log, "worker " + name + ": skipped: " + m.err().message);
+        if (++stats.malformed <= 10) lg->warn("skipped: {}", m.err().message);
         continue;
       }
       if (m->type == "refused")
@@ -219,11 +217,10 @@ result<verify_worker_stats> run_verify_worker(const verify_worker_options& o,
       link = std::move(fresh);
       pool.drop_waiting();  // the hello makes the coordinator send them again
       if (++stats.reconnects <= 3 || stats.reconnects % 100 == 0)
-        say(log, "worker " + name + ": no word from " + o.connect + " for " +
-                     std::to_string(int(timeout)) + " s: connecting again" +
-                     (keys ? " (a wrong --server-key, or a key not on the run's client list, "
-                             "looks the same)"
-                           : ""));
+        lg->warn("no word from {} for {} s: connecting again{}", o.connect, int(timeout),
+                 keys ? " (a wrong --server-key, or a key not on the run's client list, "
+                        "looks the same)"
+                      : "");
       continue;
     }
     if (now() - link->last_sent >= o.heartbeat) {
@@ -232,8 +229,7 @@ result<verify_worker_stats> run_verify_worker(const verify_worker_options& o,
     }
   }
   post(link->socket, encode_bye());
-  say(log, "worker " + name + ": stopped after " + std::to_string(stats.batches) +
-               " batches (" + std::to_string(stats.items) + " completions)");
+  lg->info("stopped after {} batches ({} completions)", stats.batches, stats.items);
   return stats;
 }
 

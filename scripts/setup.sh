@@ -12,6 +12,8 @@ packages=(
   libtbb-dev                      # oneTBB
   libzmq3-dev cppzmq-dev          # ZeroMQ and its C++ binding
   libspdlog-dev libfmt-dev        # logging
+  libcpp-httplib-dev              # the metrics endpoint of a run (metrics.listen)
+  prometheus curl                 # promtool and curl: the metrics endpoint's test checks the page
   libyaml-cpp-dev                 # configs
   nlohmann-json3-dev              # JSON, msgpack
   libcli11-dev                    # command line

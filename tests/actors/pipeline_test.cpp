@@ -5,12 +5,16 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
+#include <mutex>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
+#include <spdlog/logger.h>
+#include <spdlog/sinks/ostream_sink.h>
 
 #include "actors/tracker.hpp"
 #include "tests/actors/actor_fixtures.hpp"
@@ -245,6 +249,65 @@ TEST(PipelineTest, DeterministicModeRepeatsTheSameMetricsWhateverTheScheduling) 
       EXPECT_EQ(runs[0][i][key], runs[1][i][key]) << "step " << i << " " << key;
     EXPECT_EQ(runs[0][i]["lag_max"], i == 0 ? 0u : 1u);
   }
+}
+
+/// Records what a run_observer is told (from the run's threads).
+class recording_observer final : public run_observer {
+ public:
+  void on_step(const nlohmann::json& line) override {
+    std::lock_guard lock(mutex);
+    steps.push_back(line);
+  }
+  void on_eval(const eval_report& e) override {
+    std::lock_guard lock(mutex);
+    evals.push_back(e.version);
+  }
+  void on_tracker(const tracker_status& s) override {
+    std::lock_guard lock(mutex);
+    statuses.push_back(s);
+  }
+  std::mutex mutex;
+  std::vector<nlohmann::json> steps;
+  std::vector<uint64_t> evals;
+  std::vector<tracker_status> statuses;
+};
+
+TEST(PipelineTest, TheObserverAndTheComponentLoggersSeeTheRun) {
+  const std::string out = fresh_dir("observed");
+  auto c = sim_config(strategy_kind::ada_seq, out);
+  c.actors.sim_latency.step_seconds = 0.02;  // long enough for the 1 s tracker polls
+  c.actors.sim_latency.min_steps = 5;
+  auto table = test::math_table(64, 16);
+  std::ostringstream lines;
+  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(lines);
+  sink->set_pattern("[%n] %v");
+  auto logger = std::make_shared<spdlog::logger>("run", sink);
+  logger->set_level(spdlog::level::debug);
+  run_options o;
+  o.logger = logger;
+  auto watcher = std::make_shared<recording_observer>();
+  o.observer = watcher;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = run_pipeline(c, table, sim_factories(c, table), o);
+  ASSERT_TRUE(r) << r.err().message;
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // Every step line as written, in order; every evaluation.
+  const auto written = read_lines(out + "/metrics.jsonl");
+  ASSERT_EQ(watcher->steps.size(), 5u);
+  EXPECT_EQ(watcher->steps, written);
+  EXPECT_EQ(watcher->evals.size(), read_lines(out + "/eval.jsonl").size());
+  EXPECT_EQ(watcher->evals.front(), 0u);
+  if (seconds > 1.5) {
+    ASSERT_GE(watcher->statuses.size(), 1u) << seconds << " s";
+    EXPECT_GT(watcher->statuses.back().results, 0u);
+  }
+  const std::string text = lines.str();
+  for (const char* want : {"[tracker] step 0 generated", "[learner] step 0 trained",
+                           "[generator 0] engine ready", "[metrics] step 4: real_reward",
+                           "[metrics] held-out accuracy of version 0:",
+                           "[learner] checkpoint "})
+    EXPECT_NE(text.find(want), std::string::npos) << want << " not in:\n" << text;
 }
 
 TEST(PipelineTest, ResumeFromAMissingCheckpointIsAnError) {

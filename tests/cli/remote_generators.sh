@@ -127,6 +127,7 @@ assert m["type"] == "refused" and "protocol version 1" in m["reason"], m
 print("old worker:", m["reason"])
 PY
 wait_run $run curve.log
-grep -q "worker good joined" curve.log || fail "the good worker did not join"
-grep -q "wrongkey joined" curve.log && fail "a worker with the wrong key joined"
+# Joins are in the run's log file, not on the terminal.
+grep -q "worker good joined" curve/adarl.log || fail "the good worker did not join"
+grep -q "wrongkey joined" curve/adarl.log curve.log && fail "a worker with the wrong key joined"
 echo "remote generators: all scenarios hold"

@@ -5,7 +5,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -259,6 +261,61 @@ TEST(PipelineReaderTest, RemoteVerifiersAreOffByDefaultAndTheirValuesChecked) {
                       "(5), got \"3\""),
             std::string::npos)
       << e[1];
+}
+
+TEST(PipelineReaderTest, MetricsAndLogAreReadWithTheirDefaultsAndChecked) {
+  auto c = load_pipeline_config(quickstart, {});
+  ASSERT_TRUE(c) << c.err().message;
+  EXPECT_EQ(c->metrics.listen, "");
+  EXPECT_EQ(c->log.level, log_level::info);
+  EXPECT_EQ(c->log.file, "adarl.log");
+  EXPECT_EQ(c->log.rotate_bytes, 10u << 20);
+  EXPECT_EQ(c->log.rotate_files, 3u);
+  c = load_pipeline_config(quickstart, {"metrics.listen='[::1]:0'", "log.level=debug",
+                                        "log.file=''", "log.rotate_files=5"});
+  ASSERT_TRUE(c) << c.err().message;
+  EXPECT_EQ(c->metrics.listen, "[::1]:0");
+  EXPECT_EQ(c->log.level, log_level::debug);
+  EXPECT_EQ(c->log.file, "");
+  EXPECT_EQ(c->log.rotate_files, 5u);
+  EXPECT_EQ(c->effective.at("log.level"), "debug");
+  const auto e = lines(error_of(quickstart, {"metrics.listen=9464", "log.level=verbose",
+                                             "log.rotate_bytes=10"}));
+  ASSERT_EQ(e.size(), 3u);
+  EXPECT_EQ(e[0], quickstart +
+                      ": metrics.listen: expected \"\" (off) or HOST:PORT with a port from 0 (any "
+                      "free one) to 65535, e.g. 127.0.0.1:9464, got \"9464\"");
+  EXPECT_EQ(e[1], quickstart +
+                      ": log.level: expected trace, debug, info, warn or error, got \"verbose\"");
+  EXPECT_NE(e[2].find("log.rotate_bytes"), std::string::npos) << e[2];
+}
+
+TEST(PipelineReaderTest, EveryShippedRunConfigDocumentsTheRunWideKeys) {
+  // The keys every kind of run reads alike (the top level, weights:, metrics:, log:) are
+  // written out in every run config, so that each file documents them.
+  std::function<void(const YAML::Node&, const std::string&, std::set<std::string>&)> keys =
+      [&](const YAML::Node& n, const std::string& path, std::set<std::string>& out) {
+        for (const auto& kv : n) {
+          const auto k = path + kv.first.as<std::string>();
+          if (!kv.second.IsMap()) out.insert(k);
+          else if (k == "weights" || k == "metrics" || k == "log") keys(kv.second, k + ".", out);
+        }
+      };
+  std::set<std::string> reference;
+  keys(YAML::LoadFile(quickstart), "", reference);
+  for (const char* k : {"stall_seconds", "weights.path", "metrics.listen", "log.level", "log.file",
+                        "log.rotate_bytes", "log.rotate_files"})
+    EXPECT_TRUE(reference.count(k)) << k;
+  size_t compared = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(configs_dir)) {
+    const auto stem = entry.path().stem().string();
+    if (entry.path().extension() != ".yaml" || stem == "sft" || stem == "simulate") continue;
+    std::set<std::string> these;
+    keys(YAML::LoadFile(entry.path().string()), "", these);
+    EXPECT_EQ(these, reference) << entry.path();
+    ++compared;
+  }
+  EXPECT_GE(compared, 10u);
 }
 
 TEST(PipelineReaderTest, BadValueInTheFileNamesItsLine) {

@@ -1,0 +1,93 @@
+#include "cli/run_summary.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+namespace adarl {
+
+namespace {
+
+double number(const nlohmann::json& j, const char* key, double fallback = 0) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string reward_line(const std::vector<nlohmann::json>& steps) {
+  if (steps.empty()) return "no step trained";
+  const size_t n = steps.size(), k = std::max<size_t>(1, (n + 9) / 10);
+  double first = 0, last = 0;
+  for (size_t i = 0; i < k; ++i) {
+    first += number(steps[i], "real_reward");
+    last += number(steps[n - 1 - i], "real_reward");
+  }
+  const std::string of = k == 1 ? "step" : std::to_string(k) + " steps";
+  return fixed(first / double(k), 3) + " (first " + of + ") -> " + fixed(last / double(k), 3) +
+         " (last " + of + ")";
+}
+
+std::string heldout_line(const std::vector<nlohmann::json>& evals) {
+  bool greedy = false;
+  for (const auto& e : evals) greedy = greedy || e.contains("greedy");
+  const char* key = greedy ? "greedy" : "sampled";
+  std::map<uint64_t, double> by_version;  // the latest line of a version wins (a resume)
+  for (const auto& e : evals)
+    if (e.contains(key) && e.contains("version") && e["version"].is_number_integer() &&
+        e["version"].get<int64_t>() >= 0)
+      by_version[e["version"].get<uint64_t>()] = number(e, key);
+  if (by_version.empty()) return "no evaluation";
+  auto best = by_version.begin();
+  for (auto it = by_version.begin(); it != by_version.end(); ++it)
+    if (it->second > best->second) best = it;
+  auto at = [](const std::pair<const uint64_t, double>& p) {
+    return fixed(p.second, 3) + " (version " + std::to_string(p.first) + ")";
+  };
+  return std::string(key) + " " + at(*by_version.begin()) + " first, " + at(*best) + " best, " +
+         at(*by_version.rbegin()) + " last";
+}
+
+std::string spent_line(const run_summary_input& in) {
+  std::string s;
+  if (!in.steps.empty()) {
+    const auto& last = in.steps.back();
+    s = std::to_string(last.value("cumulative_samples", uint64_t(0))) + " samples, " +
+        std::to_string(last.value("cumulative_tokens", uint64_t(0))) + " tokens; " +
+        duration_text(number(last, "elapsed")) + " of RL, ";
+  }
+  return s + duration_text(in.wall_seconds) + " in all";
+}
+
+}  // namespace
+
+std::string duration_text(double seconds) {
+  if (!(seconds >= 0)) seconds = 0;
+  if (seconds < 60) return fixed(seconds, 1) + " s";
+  const auto whole = static_cast<uint64_t>(std::llround(seconds));
+  char buf[64];
+  if (whole < 3600)
+    std::snprintf(buf, sizeof buf, "%llum%02llus", (unsigned long long)(whole / 60),
+                  (unsigned long long)(whole % 60));
+  else
+    std::snprintf(buf, sizeof buf, "%lluh%02llum", (unsigned long long)(whole / 3600),
+                  (unsigned long long)(whole / 60 % 60));
+  return buf;
+}
+
+std::string run_summary(const run_summary_input& in) {
+  std::string files;
+  for (const auto& f : in.files) files += " " + f;
+  return "  real_reward  " + reward_line(in.steps) + "\n  held-out     " +
+         heldout_line(in.evals) + "\n  spent        " + spent_line(in) + "\n  files        " +
+         in.out + ":" + (files.empty() ? " (none)" : files);
+}
+
+}  // namespace adarl

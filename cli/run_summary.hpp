@@ -1,0 +1,32 @@
+#pragma once
+// The few lines `adarl run` ends with: how reward and held-out accuracy moved, what was
+// spent, where the files are. Pure: from the run's metrics and evaluation lines.
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace adarl {
+
+/// What the summary is made from.
+struct run_summary_input {
+  std::vector<nlohmann::json> steps;  ///< metrics.jsonl, in order.
+  std::vector<nlohmann::json> evals;  ///< eval.jsonl, in any order.
+  double wall_seconds = 0;            ///< The command's wall time (warm start included).
+  std::string out;                    ///< The run's directory.
+  std::vector<std::string> files;     ///< What it holds worth naming (report.html, ...).
+};
+
+/// Lines, each "  LABEL  figures" (no trailing newline after the last):
+///   real_reward  mean of the first tenth of the steps (at least one) -> of the last tenth
+///   held-out     greedy (else sampled) accuracy: first, best (with its version), last
+///   spent        samples, tokens, seconds of RL (the last line's elapsed), wall time
+///   files        OUT: the files
+/// A run without steps or evaluations says so on that line. O(steps + evals log evals).
+std::string run_summary(const run_summary_input& in);
+
+/// Seconds as "42.0 s" below a minute, "1m26s" or "2h03m" above.
+std::string duration_text(double seconds);
+
+}  // namespace adarl

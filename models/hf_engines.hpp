@@ -1,0 +1,63 @@
+#pragma once
+// Factories of the generation and learner engines (models/engine.hpp) of a Hugging Face
+// checkpoint (Qwen2 / Llama family, models/hf_model.hpp). Torch-free header: pipelines
+// and commands build engines without including LibTorch.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "algorithms/result.hpp"
+#include "models/engine.hpp"
+#include "models/train_config.hpp"
+
+namespace adarl {
+
+/// What both engines need to build the model.
+struct hf_policy_config {
+  /// The HF directory to load (config.json, *.safetensors), or an adarl HF checkpoint.
+  /// "" builds config_json's architecture with random weights (a remote generator:
+  /// its weights arrive as bytes before any order).
+  std::string path;
+  std::string config_json;     ///< config.json text, used when path is "".
+  int32_t max_len = 1024;      ///< Positions a sequence may take (prompt + completion);
+                               ///< at most the config's max_position_embeddings.
+  std::string device = "cpu";  ///< "cpu" or "cuda:N" (models/device.hpp).
+  int32_t threads = 1;         ///< Torch intra-op threads of the owning thread.
+  uint64_t init_seed = 1;      ///< Seed of the random weights (path "").
+};
+
+/// A generator's replica.
+struct hf_generator_config {
+  hf_policy_config policy;
+  uint32_t capacity = 64;        ///< Rows decoded together (slots).
+  sampling_params sampling;      ///< `greedy` per job overrides sampling.greedy.
+  std::vector<int32_t> end_ids;  ///< Drawing one ends a row (text_codec::end_ids()).
+};
+
+/// The learner's model and optimizer.
+struct hf_learner_config {
+  hf_policy_config policy;
+  optimizer_config optimizer;
+  loss_config loss;
+  float temperature = 1.f;     ///< Must match the generators' (log-probs use it).
+  int32_t micro_batch = 64;    ///< Samples per forward/backward pass (accumulated).
+  int32_t pad_id = 0;          ///< Padding id of the learner's batches (text_codec::pad_id()).
+  /// bfloat16 autocast of the forward and backward passes on a CUDA device (float32
+  /// master weights and optimizer); ignored on the CPU.
+  bool autocast_bf16 = false;
+};
+
+/// Builds a generation engine; a bad directory, config, device or max_len is an error
+/// naming it. Its snapshots' byte form is the transformer's (ADWS1, by HF name).
+result<std::unique_ptr<generation_engine>> make_hf_generator(const hf_generator_config& c);
+
+/// Builds a learner engine starting from policy.path (version 0, a fresh optimizer).
+/// save() writes DIR/hf, an HF directory (config.json, model.safetensors in the input's
+/// dtype, tokenizer files) that transformers and vLLM open unchanged, plus
+/// optimizer.safetensors, meta.json and, for a BF16/F16 input, the float32
+/// master_weights.safetensors (models/hf_weights.hpp); restore() reads it back exactly.
+result<std::unique_ptr<learner_engine>> make_hf_learner(const hf_learner_config& c);
+
+}  // namespace adarl

@@ -1,0 +1,58 @@
+#pragma once
+// The metrics endpoint of `adarl run` (metrics.listen): an HTTP server on a thread of
+// its own (cpp-httplib) that serves the run's figures in the Prometheus text format at
+// GET /metrics (runtime/metrics_text.hpp). It watches the run as a run_observer: the
+// metrics sink and the pipeline's supervisor hand it each step line, evaluation and
+// tracker status, and a scrape reads a copy of the latest figures, so a slow scraper
+// never holds up the run.
+
+#include <memory>
+#include <string>
+
+#include "actors/run_observer.hpp"
+#include "algorithms/result.hpp"
+#include "runtime/metrics_text.hpp"
+
+namespace adarl {
+
+/// Where to listen: metrics.listen's HOST:PORT.
+struct listen_address {
+  std::string host;  ///< A name or an address; IPv6 without its brackets.
+  int port = 0;      ///< 0 = any free port.
+};
+
+/// Parses "HOST:PORT" ("127.0.0.1:9464", "localhost:0", "[::1]:9464"). An error says
+/// what was expected and quotes `text`. Pure.
+result<listen_address> parse_listen_address(const std::string& text);
+
+class metrics_server;
+
+/// The endpoint of one run. Thread-safe: the observer calls come from the run's threads,
+/// the requests are answered on the server's (one at a time: a scrape renders a few kB).
+class metrics_endpoint final : public run_observer {
+ public:
+  /// Binds `listen` now, so that a bad or busy address is an error before the run (it
+  /// says which address and why), then serves `initial` until the first figures come.
+  static result<std::shared_ptr<metrics_endpoint>> start(const std::string& listen,
+                                                         run_figures initial);
+  ~metrics_endpoint() override;  ///< Stops (see stop()).
+
+  /// http://HOST:PORT/metrics, the port as bound.
+  const std::string& url() const { return url_; }
+  /// Stops serving and joins the server's thread (idempotent; a scrape in progress is
+  /// answered first). Blocks for at most about a second.
+  void stop();
+  /// A copy of the latest figures.
+  run_figures figures() const;
+
+  void on_step(const nlohmann::json& line) override;
+  void on_eval(const eval_report& report) override;
+  void on_tracker(const tracker_status& status) override;
+
+ private:
+  metrics_endpoint() = default;
+  std::unique_ptr<metrics_server> server_;
+  std::string url_;
+};
+
+}  // namespace adarl
