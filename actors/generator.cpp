@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 
 #include <chrono>
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <optional>
@@ -115,9 +116,19 @@ void admit(self_ptr self) {
 /// Keeps a version (the newest keep_versions) and admits what it may draw; the engine
 /// loads it when no evaluation row pins the current weights.
 void keep_weights(self_ptr self, weights_ptr w) {
-  auto& ws = self->state.weights;
+  auto& st = self->state;
+  auto& ws = st.weights;
   ws[w->version] = std::move(w);
-  while (ws.size() > generator_state::keep_versions) ws.erase(ws.begin());
+  // An evaluation is labelled with its version: a version that a queued evaluation
+  // order names is kept beyond keep_versions until that order is admitted, so that it
+  // is never drawn with other weights. The newest version is always kept.
+  const auto wanted = [&st](uint64_t v) {
+    return std::any_of(st.queue.begin(), st.queue.end(), [v](const work_order& o) {
+      return o.eval_round != 0 && o.min_version == v;
+    });
+  };
+  for (auto it = ws.begin(); ws.size() > generator_state::keep_versions && it != std::prev(ws.end());)
+    it = wanted(it->first) ? std::next(it) : ws.erase(it);
   admit(self);
 }
 

@@ -132,8 +132,8 @@ std::vector<train_sample> batch_of(const learner_state& st, std::vector<train_gr
       s.prompt_id = g.prompt_id;
       if (g.prompt_id < st.setup.prompts->rows.size())
         s.prompt = st.setup.prompts->rows[g.prompt_id].tokens;
-      s.completion = std::move(c.tokens);
-      s.behaviour_logprobs = std::move(c.logprobs);
+      s.completion = c.tokens;  // copies: the groups stay until the step is trained
+      s.behaviour_logprobs = c.logprobs;
       s.advantage = g.advantages[i];
       s.reward = c.reward;
       s.version = c.version;
@@ -155,18 +155,20 @@ void train_ready(self_ptr self) {
     const uint64_t needed = std::min(step + st.setup.max_lag, st.setup.steps - 1);
     if (st.setup.exact_lag && st.ready_through < int64_t(needed)) return;
     step_record rec;
-    rec.sampling = std::move(rep->second);
-    const uint64_t samples_before = st.samples;
-    st.samples += rec.sampling.samples;
-    st.data.reports.erase(rep);
+    rec.sampling = rep->second;
     rec.wait_seconds = seconds_since(st.last_step);
     auto t0 = clock_type::now();
     auto batch = batch_of(st, st.data.groups[step]);
-    st.data.groups.erase(step);
     caf::anon_send(st.setup.supervisor, progress_atom::value, step, true);
     auto stats = st.engine->train(batch);
     caf::anon_send(st.setup.supervisor, progress_atom::value, step, false);
+    // A failed step (e.g. a learner replica died) keeps its groups and report: the
+    // checkpoint the supervisor asks for then carries them, and --resume trains it.
     if (!stats) return fatal(self, "step " + std::to_string(step) + ": " + stats.err().message);
+    const uint64_t samples_before = st.samples;
+    st.samples += rec.sampling.samples;
+    st.data.reports.erase(step);
+    st.data.groups.erase(step);
     rec.train_seconds = seconds_since(t0);
     rec.wait_seconds -= rec.train_seconds;
     rec.wait_seconds = std::max(0.0, rec.wait_seconds);
@@ -225,7 +227,12 @@ learner_actor::behavior_type learner_fun(self_ptr self, learner_setup setup) {
   st.samples = st.setup.samples_before;
   auto idle = learner_actor::behavior_type{
       [](group_atom, train_group&) {}, [](ready_atom, step_report&) {},
-      [](stop_atom) -> uint64_t { return 0; },
+      [](stop_atom) -> caf::result<uint64_t> {  // no engine: no checkpoint to claim
+        return caf::make_error(caf::sec::runtime_error, "the learner failed to start");
+      },
+      [](save_atom) -> caf::result<uint64_t> {
+        return caf::make_error(caf::sec::runtime_error, "the learner failed to start");
+      },
       [](status_atom) -> std::string { return "the learner failed to start"; }};
   if (!engine) {
     fatal(self, engine.err().message);
@@ -272,6 +279,18 @@ learner_actor::behavior_type learner_fun(self_ptr self, learner_setup setup) {
         auto rp = self->make_response_promise<uint64_t>();
         self->state.finishing = true;  // no more training
         checkpoint(self, [=](bool) mutable { rp.deliver(self->state.version()); });
+        return rp;
+      },
+      [=](save_atom) -> caf::typed_response_promise<uint64_t> {
+        auto rp = self->make_response_promise<uint64_t>();
+        if (self->state.finishing) {
+          rp.deliver(caf::make_error(caf::sec::runtime_error, "the run is ending"));
+          return rp;
+        }
+        checkpoint(self, [=](bool ok) mutable {
+          if (ok) rp.deliver(self->state.version());
+          else rp.deliver(caf::make_error(caf::sec::runtime_error, "the checkpoint failed"));
+        });
         return rp;
       },
       [=](status_atom) -> std::string { return waiting_for(self->state); },

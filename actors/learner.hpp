@@ -53,7 +53,8 @@ struct learner_setup {
 /// step record to the metrics sink, evaluates and checkpoints when due
 /// (actors/checkpoint_files.hpp). After the last step: a final evaluation, a
 /// checkpoint, and (done_atom, version) to the supervisor. A failed optimizer step ends
-/// the run: (stop_atom, text) to the supervisor.
+/// the run: (stop_atom, text) to the supervisor. save_atom writes a checkpoint between
+/// steps and training goes on (pipeline_handle::checkpoint).
 learner_actor spawn_learner(caf::actor_system& sys, learner_setup setup);
 
 }  // namespace adarl

@@ -169,6 +169,7 @@ learner_actor::behavior_type instant_learner(learner_actor::pointer self, tracke
       [](group_atom, train_group&) {},
       [=](ready_atom, step_report& r) { self->send(tracker, version_atom::value, r.step + 1); },
       [](stop_atom) -> uint64_t { return 0; },
+      [](save_atom) -> uint64_t { return 0; },
       [](status_atom) -> std::string { return "instant"; },
   };
 }

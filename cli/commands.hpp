@@ -14,8 +14,11 @@ void add_replay_command(CLI::App& app, int& exit_code);
 /// `adarl simulate`: strategies on a simulated policy (cli/simulate_command.cpp).
 void add_simulate_command(CLI::App& app, int& exit_code);
 /// `adarl tasks export|check`: built-in suites as JSONL, dataset checks
-/// (cli/tasks_command.cpp).
-void add_tasks_command(CLI::App& app, int& exit_code);
+/// (cli/tasks_command.cpp). Returns the `tasks` subcommand.
+CLI::App* add_tasks_command(CLI::App& app, int& exit_code);
+/// `adarl tasks select`: the paper's prompt selection (cli/task_select_run.cpp; links
+/// LibTorch, in adarl_torch_jobs).
+void add_tasks_select_command(CLI::App& tasks, int& exit_code);
 /// `adarl sft`: supervised warm start of the built-in policy (cli/sft_command.cpp;
 /// links LibTorch, in adarl_torch_jobs).
 void add_sft_command(CLI::App& app, int& exit_code);
@@ -35,5 +38,8 @@ CLI::App* add_worker_command(CLI::App& app, int& exit_code);
 /// `adarl worker generate`: a remote generator worker (cli/worker_generate_command.cpp;
 /// links LibTorch for the transformer's engine).
 void add_worker_generate_command(CLI::App& worker, int& exit_code);
+/// `adarl worker learn`: a learner rank > 0 of a replicated learner
+/// (cli/worker_learn_command.cpp; links LibTorch).
+void add_worker_learn_command(CLI::App& worker, int& exit_code);
 
 }  // namespace adarl

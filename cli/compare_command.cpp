@@ -16,6 +16,7 @@
 #include "report/report.hpp"
 #include "cli/run_engines.hpp"
 #include "cli/run_tasks.hpp"
+#include "cli/task_select_run.hpp"
 #include "tasks/atomic_file.hpp"
 
 namespace adarl {
@@ -27,7 +28,46 @@ struct compare_args {
   std::vector<std::string> overrides;
   uint32_t jobs = 0;  ///< 0 = compare.jobs
   std::string svg;
+  std::string svg_axis;  ///< "" = steps with compare.equal_steps, else samples
 };
+
+/// The prompts of every run: the document's tasks, or with compare.select the first
+/// tasks.train / tasks.held_out prompts of the selected ones (cached); the histograms
+/// are printed.
+result<prompt_table_ptr> compare_prompts(const compare_plan& plan, const std::string& base) {
+  const auto& c = plan.base;
+  const auto& sel = plan.settings.select;
+  if (!sel.enabled) return load_run_prompts(c);
+  auto items = load_run_items(c, sel.train_pool, sel.held_out_pool);
+  if (!items) return items.err();
+  const select_window w{sel.k, sel.min_correct, sel.max_correct};
+  const std::string source = c.tasks.dataset.empty() ? c.tasks.suite : c.tasks.dataset;
+  std::vector<task_item> chosen[2];
+  const uint32_t want[2] = {c.tasks.train, c.tasks.held_out};
+  for (int part = 0; part < 2; ++part) {
+    select_job job;
+    job.policy = base;
+    job.pool = part == 0 ? items->train : items->held_out;
+    job.window = w;
+    job.describe = {source, part == 0 ? "train" : "held-out", part == 0 ? c.seed : held_out_key,
+                    uint32_t(job.pool.size()), c.tasks.difficulty_mix, ""};
+    auto s = select_prompts(c, job, std::cout);
+    if (!s) return error{"compare.select: " + s.err().message};
+    std::cout << (part == 0 ? "training" : "held-out") << " pool:\n"
+              << histogram_text(s->histogram, s->window);
+    for (const auto& k : s->kept)
+      if (chosen[part].size() < want[part]) chosen[part].push_back(k.item);
+    if (chosen[part].size() < want[part])
+      std::cout << "compare: warning: only " << chosen[part].size() << " selected "
+                << job.describe.split << " prompts for tasks."
+                << (part == 0 ? "train " : "held_out ") << want[part]
+                << " (raise compare.select." << (part == 0 ? "train_pool" : "held_out_pool")
+                << ")\n";
+  }
+  std::cout << "compare: " << chosen[0].size() << " training and " << chosen[1].size()
+            << " held-out prompts selected\n";
+  return make_run_prompts(c, chosen[0], chosen[1]);
+}
 
 bool write_text(const std::string& file, const std::string& text) {
   auto ok = write_file_atomic(file, text);
@@ -46,14 +86,18 @@ int compare_command(const compare_args& a) {
   std::string names;
   for (const auto& n : plan->strategies) names += (names.empty() ? "" : ", ") + n;
   std::cout << "compare: " << names << "; " << s.seeds.size() << " seed(s), "
-            << s.sample_budget << " samples each, baseline " << s.baseline << "\n";
+            << s.sample_budget << " samples each"
+            << (s.equal_steps ? ", read at step " + std::to_string(s.equal_steps) : std::string())
+            << ", baseline " << s.baseline << "\n";
   // The shared part of every run (its first line is the document's own strategy).
   const std::string shared = describe(plan->base);
   std::cout << shared.substr(shared.find('\n') + 1) << "\n";
-  auto prompts = load_run_prompts(plan->base);
-  if (!prompts) {
-    std::cerr << a.file << ": " << prompts.err().message << "\n";
-    return 2;
+  if (!plan->base.tasks.dataset.empty() || !plan->settings.select.enabled) {
+    // Bad prompts are bad input: said before any warm start.
+    if (auto p = load_run_prompts(plan->base); !p) {
+      std::cerr << a.file << ": " << p.err().message << "\n";
+      return 2;
+    }
   }
   // One base checkpoint for every run (the SFT warm start of the base document).
   std::string base;
@@ -64,6 +108,11 @@ int compare_command(const compare_args& a) {
       return 1;
     }
     base = *b;
+  }
+  auto prompts = compare_prompts(*plan, base);
+  if (!prompts) {
+    std::cerr << a.file << ": " << prompts.err().message << "\n";
+    return 2;
   }
   engines_for_run engines = [&](const pipeline_config& c) -> result<engine_factories> {
     if (c.policy.kind == policy_kind::simulated) return sim_factories(c, *prompts);
@@ -91,7 +140,7 @@ int compare_command(const compare_args& a) {
   const std::string out = plan->settings.out;
   const bool ok = write_text(out + "/compare.json", data->dump(1) + "\n") &&
                   write_text(out + "/report.html", report_html(*data)) &&
-                  (a.svg.empty() || write_text(a.svg, accuracy_svg(*data)));
+                  (a.svg.empty() || write_text(a.svg, accuracy_svg(*data, a.svg_axis)));
   if (!ok) {
     std::cerr << "compare: cannot write the results under " << out << "\n";
     return 1;
@@ -113,6 +162,10 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--jobs", a->jobs, "runs at once (default: compare.jobs)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--svg", a->svg, "also write the accuracy plot as a standalone SVG");
+  cmd->add_option("--svg-axis", a->svg_axis,
+                  "x axis of --svg: steps, samples, tokens or seconds (default: steps with "
+                  "compare.equal_steps, else samples)")
+      ->check(CLI::IsMember({"steps", "samples", "tokens", "seconds"}));
   cmd->callback([&exit_code, a] { exit_code = compare_command(*a); });
 }
 

@@ -4,8 +4,10 @@
 #include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <string>
 #include <string_view>
 
+#include "adarl/version.hpp"
 #include "cli/commands.hpp"
 #include "runtime/process_env.hpp"
 
@@ -16,7 +18,9 @@ namespace {
 bool runs_torch(int argc, char** argv) {
   if (argc < 2) return false;
   const std::string_view command = argv[1];
-  if (command == "worker") return argc > 2 && std::string_view(argv[2]) == "generate";
+  if (command == "worker")
+    return argc > 2 && (std::string_view(argv[2]) == "generate" || std::string_view(argv[2]) == "learn");
+  if (command == "tasks") return argc > 2 && std::string_view(argv[2]) == "select";
   return command == "run" || command == "sft" || command == "compare";
 }
 
@@ -27,17 +31,19 @@ int main(int argc, char** argv) {
   if (runs_torch(argc, argv)) adarl::ensure_process_env(argv);
   CLI::App app{"adarl: adaptive-sampling reinforcement learning for language models"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "adarl 0.1.0");
+  app.set_version_flag("--version", std::string("adarl ") + adarl::version);  // project(VERSION)
   int exit_code = 0;
   adarl::add_replay_command(app, exit_code);
   adarl::add_simulate_command(app, exit_code);
-  adarl::add_tasks_command(app, exit_code);
+  adarl::add_tasks_select_command(*adarl::add_tasks_command(app, exit_code), exit_code);
   adarl::add_sft_command(app, exit_code);
   adarl::add_run_command(app, exit_code);
   adarl::add_compare_command(app, exit_code);
   adarl::add_report_command(app, exit_code);
   adarl::add_model_command(app, exit_code);
-  adarl::add_worker_generate_command(*adarl::add_worker_command(app, exit_code), exit_code);
+  auto* worker = adarl::add_worker_command(app, exit_code);
+  adarl::add_worker_generate_command(*worker, exit_code);
+  adarl::add_worker_learn_command(*worker, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

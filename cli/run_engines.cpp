@@ -55,6 +55,7 @@ engine_factories hf_factories(const pipeline_config& c, const text_codec& codec)
   hf_learner_config l;
   l.policy = policy;
   l.policy.threads = c.actors.learner_threads;
+  if (!c.learner.device.empty()) l.policy.device = c.learner.device;
   l.optimizer = c.learner.optimizer;
   l.loss = c.learner.loss;
   l.temperature = c.sampling.temperature;
@@ -92,17 +93,29 @@ engine_factories torch_factories(const pipeline_config& c, const std::string& ba
   g.policy.threads = c.actors.generator_threads;
   g.capacity = c.actors.generator_capacity;
   g.sampling = c.sampling;
+  torch_learner_config l = torch_learner_of(c);
+  l.policy.init_checkpoint = base;
+  engine_factories f;
+  f.generator = [g](uint32_t) { return make_torch_generator(g); };
+  f.learner = [l] { return make_torch_learner(l); };
+  return f;
+}
+
+torch_learner_config torch_learner_of(const pipeline_config& c) {
+  auto tok = *tokenizer::from_charset(tokenizer::default_charset());
   torch_learner_config l;
-  l.policy = policy;
+  l.policy.model = c.policy.model;
+  l.policy.model.vocab_size = tok.size();
+  l.policy.charset = tok.charset();
+  l.policy.device = c.learner.device.empty() ? c.policy.device : c.learner.device;
+  l.policy.init_seed = c.seed;
   l.policy.threads = c.actors.learner_threads;
   l.optimizer = c.learner.optimizer;
   l.loss = c.learner.loss;
   l.temperature = c.sampling.temperature;
   l.micro_batch = int32_t(c.learner.micro_batch);
-  engine_factories f;
-  f.generator = [g](uint32_t) { return make_torch_generator(g); };
-  f.learner = [l] { return make_torch_learner(l); };
-  return f;
+  l.replicas = c.learner.replicas;
+  return l;
 }
 
 result<std::unique_ptr<generation_engine>> engine_from_spec(const engine_spec& spec,
@@ -136,6 +149,9 @@ result<bool> check_device(const pipeline_config& c) {
   if (c.policy.kind == policy_kind::simulated) return true;
   auto d = parse_device(c.policy.device);
   if (!d) return error{"model.device: " + d.err().message};
+  if (!c.learner.device.empty())
+    if (auto l = parse_device(c.learner.device); !l)
+      return error{"learner.device: " + l.err().message};
   return true;
 }
 

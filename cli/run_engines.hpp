@@ -6,6 +6,7 @@
 #include <string>
 
 #include "algorithms/result.hpp"
+#include "models/torch_engines.hpp"
 #include "pipelines/pipeline.hpp"
 
 namespace adarl {
@@ -18,6 +19,11 @@ result<std::string> base_checkpoint(const pipeline_config& c, std::ostream& log)
 /// The LibTorch generator and learner of a run, starting from `base` (the transformer),
 /// or from model.path for model.kind hf (hf_factories with the run's codec).
 engine_factories torch_factories(const pipeline_config& c, const std::string& base);
+
+/// The transformer learner's config of a run (its base checkpoint unset): learner.device
+/// (else model.device), the optimizer, loss and replicas (rank 0). `adarl worker learn`
+/// builds its rank from the same function, so ranks of one config agree.
+torch_learner_config torch_learner_of(const pipeline_config& c);
 
 /// The generator and learner of an HF checkpoint (model.path): the codec gives the end
 /// ids of the decoder and the learner's padding.

@@ -6,9 +6,7 @@
 
 #include "algorithms/random_keys.hpp"
 #include "models/hf_text.hpp"
-#include "tasks/dataset.hpp"
-#include "tasks/suites.hpp"
-#include "tasks/verifier_registry.hpp"
+#include "pipelines/task_source.hpp"
 
 namespace adarl {
 
@@ -32,30 +30,17 @@ result<std::shared_ptr<const text_codec>> run_codec(const pipeline_config& c) {
   return std::shared_ptr<const text_codec>(std::make_shared<const tokenizer>(std::move(*tok)));
 }
 
-result<prompt_table_ptr> load_run_prompts(const pipeline_config& c) {
-  const auto& t = c.tasks;
-  std::vector<task_item> train, held;
-  if (!t.dataset.empty()) {
-    auto reg = verifier_registry::with_builtins();
-    auto items = load_dataset(t.dataset, &reg);
-    if (!items) return items.err();
-    std::vector<std::pair<uint64_t, size_t>> order;
-    for (size_t i = 0; i < items->size(); ++i) order.push_back({mix_keys(c.seed, i), i});
-    std::sort(order.begin(), order.end());
-    const size_t h = std::min<size_t>(t.held_out, order.size() / 2);
-    for (size_t k = 0; k < order.size(); ++k)
-      (k < h ? held : train).push_back((*items)[order[k].second]);
-    if (train.size() > t.train) train.resize(t.train);
-  } else {
-    // The warm start trains on the suite's items of seed c.seed: RL draws other ones.
-    auto tr = generate_suite(t.suite, {mix_keys(c.seed, 0x524c), t.train, t.difficulty_mix,
-                                       split::train});
-    if (!tr) return tr.err();
-    auto ho = generate_suite(t.suite, {c.seed, t.held_out, t.difficulty_mix, split::held_out});
-    if (!ho) return ho.err();
-    train = std::move(*tr);
-    held = std::move(*ho);
-  }
+result<run_items> load_run_items(const pipeline_config& c, uint32_t train_count,
+                                 uint32_t held_out_count) {
+  pipeline_config counted = c;
+  counted.tasks.train = train_count;
+  counted.tasks.held_out = held_out_count;
+  return config_tasks(counted);
+}
+
+result<prompt_table_ptr> make_run_prompts(const pipeline_config& c,
+                                          const std::vector<task_item>& train,
+                                          const std::vector<task_item>& held) {
   if (train.empty()) return error{"tasks: no training prompts"};
   auto codec = run_codec(c);
   if (!codec) return codec.err();
@@ -69,6 +54,12 @@ result<prompt_table_ptr> load_run_prompts(const pipeline_config& c) {
                      std::to_string(r.tokens.size()) + " tokens, too many for model.max_len " +
                      std::to_string(c.policy.model.max_len)};
   return std::make_shared<const prompt_table>(std::move(*table));
+}
+
+result<prompt_table_ptr> load_run_prompts(const pipeline_config& c) {
+  auto items = load_run_items(c, c.tasks.train, c.tasks.held_out);
+  if (!items) return items.err();
+  return make_run_prompts(c, items->train, items->held_out);
 }
 
 std::string sft_cache_key(const pipeline_config& c) {

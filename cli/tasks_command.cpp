@@ -1,4 +1,5 @@
-// `adarl tasks`: export a built-in suite as a JSONL dataset, check a dataset file.
+// `adarl tasks`: export a built-in suite as a JSONL dataset, check a dataset file
+// (`adarl tasks select` is in cli/task_select_run.cpp: it runs the policy).
 #include <CLI/CLI.hpp>
 #include <charconv>
 #include <iostream>
@@ -126,9 +127,10 @@ int run_check(const std::string& input, std::ostream& out, std::ostream& err) {
 
 }  // namespace
 
-void add_tasks_command(CLI::App& app, int& exit_code) {
+CLI::App* add_tasks_command(CLI::App& app, int& exit_code) {
   auto* tasks = app.add_subcommand(
-      "tasks", "Task datasets: export a built-in suite as JSONL, check a dataset file");
+      "tasks",
+      "Task datasets: export a built-in suite as JSONL, check a dataset file, select prompts");
 
   auto o = std::make_shared<export_options>();
   auto* ex = tasks->add_subcommand(
@@ -156,10 +158,11 @@ void add_tasks_command(CLI::App& app, int& exit_code) {
 
   tasks->callback([tasks, &exit_code] {
     if (tasks->get_subcommands().empty()) {
-      std::cerr << "adarl tasks: expected a subcommand: export or check (see --help)\n";
+      std::cerr << "adarl tasks: expected a subcommand: export, check or select (see --help)\n";
       exit_code = 2;
     }
   });
+  return tasks;
 }
 
 }  // namespace adarl

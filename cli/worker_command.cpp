@@ -62,7 +62,7 @@ CLI::App* add_worker_command(CLI::App& app, int& exit_code) {
   });
   worker->callback([worker, &exit_code] {
     if (worker->get_subcommands().empty()) {
-      std::cerr << "adarl worker: expected a subcommand: verify, generate or keygen (see --help)\n";
+      std::cerr << "adarl worker: expected a subcommand: verify, generate, learn or keygen (see --help)\n";
       exit_code = 2;
     }
   });

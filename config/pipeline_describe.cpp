@@ -68,7 +68,13 @@ std::string describe(const pipeline_config& c) {
          (a.remote_verifiers.bind.empty()
               ? std::string(", ")
               : " (fallback for remote workers at " + a.remote_verifiers.bind + "), ") +
-         "learner micro-batch " + text(c.learner.micro_batch) + "\n  out: " + c.out;
+         "learner micro-batch " + text(c.learner.micro_batch) +
+         (c.learner.device.empty() ? std::string() : " on " + c.learner.device) +
+         (c.learner.replicas.replicas > 1
+              ? " x " + text(c.learner.replicas.replicas) + " replicas (store " +
+                    c.learner.replicas.store + ")"
+              : std::string()) +
+         "\n  out: " + c.out;
 }
 
 }  // namespace adarl

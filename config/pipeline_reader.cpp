@@ -350,6 +350,27 @@ void read_actors(config_map m, actors_section& a) {
   m.finish();
 }
 
+// Replicated learners (README "Replicated learners"): K ranks around rank 0's TCPStore.
+void read_replicas(config_map& m, learner_section& l) {
+  m.get("device", l.device);
+  if (!l.device.empty() && !is_device(l.device))
+    m.fail("device", "expected \"\" (model.device), cpu or cuda:N, got \"" + l.device + "\"");
+  auto& r = l.replicas;
+  m.get("replicas", r.replicas, 1, 1024);
+  m.get("store", r.store);
+  const auto colon = r.store.rfind(':');
+  const std::string port = colon == std::string::npos ? "" : r.store.substr(colon + 1);
+  const bool digits = !port.empty() && port.size() <= 5 &&
+                      port.find_first_not_of("0123456789") == std::string::npos;
+  const unsigned long number = digits ? std::stoul(port) : 0;
+  if (colon == std::string::npos || colon == 0 || number < 1 || number > 65535)
+    m.fail("store", "expected HOST:PORT with a port from 1 to 65535, e.g. 127.0.0.1:29510, "
+                    "got \"" + r.store + "\"");
+  m.get("collective_timeout", r.collective_timeout, 0.1, max_seconds);
+  m.get("join_timeout", r.join_timeout, 0.1, max_seconds);
+  m.get("check_replicas", r.check_every_step);
+}
+
 void read_learner(config_map m, learner_section& l) {
   auto& o = l.optimizer;
   m.get("lr", o.lr, 0, 10);
@@ -370,6 +391,7 @@ void read_learner(config_map m, learner_section& l) {
   expect(m, "dual_clip", s.dual_clip > 1, "a number > 1", s.dual_clip);
   m.get("micro_batch", l.micro_batch, 1, max_capacity);
   m.get("checkpoint_every", l.checkpoint_every, 0, max_steps);
+  read_replicas(m, l);
   m.finish();
 }
 
@@ -500,6 +522,11 @@ result<pipeline_config> read_pipeline_config(const YAML::Node& root,
   read_sampling(top.child("sampling"), c.sampling);
   read_actors(top.child("actors"), c.actors);
   read_learner(top.child("learner"), c.learner);
+  if (c.learner.replicas.replicas > 1 && c.policy.kind != policy_kind::transformer)
+    top.fail("learner.replicas", "expected 1 with model.kind " +
+                                     std::string(c.policy.kind == policy_kind::hf ? "hf" : "simulated") +
+                                     " (replicated learners train the built-in transformer), got \"" +
+                                     text(c.learner.replicas.replicas) + "\"");
   read_eval(top.child("eval"), c.eval);
   read_metrics(top.child("metrics"), c.metrics);
   read_log(top.child("log"), c.log);

@@ -92,6 +92,9 @@ using learner_actor = caf::typed_actor<
     caf::reacts_to<ready_atom, step_report>,
     // Stops after the current step: writes a checkpoint; replies with the version saved.
     caf::replies_to<stop_atom>::with<uint64_t>,
+    // Writes a checkpoint of the last trained step now and goes on training; replies
+    // with its version once written (an error when it failed or the run is ending).
+    caf::replies_to<save_atom>::with<uint64_t>,
     // What the learner waits for, in words (the run's stall watchdog).
     caf::replies_to<status_atom>::with<std::string>>;
 

@@ -106,6 +106,10 @@ struct train_stats {
   double mean_ratio = 1;
   uint64_t samples = 0;
   uint64_t tokens = 0;        ///< Completion tokens trained on.
+  /// Replicated learners (models/replica_group.hpp): gradient bytes all-reduced by this
+  /// rank in the step, and the seconds its collectives took (0 with one learner).
+  uint64_t reduced_bytes = 0;
+  double reduce_seconds = 0;
 };
 
 /// A learner's model and optimizer. Not thread-safe: one owner (the learner actor).

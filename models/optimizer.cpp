@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "models/safetensors.hpp"
@@ -49,11 +53,22 @@ std::span<const std::byte> bytes_of(const torch::Tensor& t) {
   return {reinterpret_cast<const std::byte*>(t.data_ptr<float>()), size_t(t.numel()) * 4};
 }
 
-std::string key_of(const torch::Tensor& p) {
-  return c10::guts::to_string(p.unsafeGetTensorImpl());
+template <class Key>  // a template, so that only the branch of this LibTorch compiles
+Key key_for(c10::TensorImpl* impl) {
+  if constexpr (std::is_same_v<Key, std::string>) {
+    std::ostringstream out;
+    out << static_cast<const void*>(impl);
+    return out.str();
+  } else {
+    return impl;
+  }
 }
 
 }  // namespace
+
+adamw_state_key adamw_key_of(const torch::Tensor& p) {
+  return key_for<adamw_state_key>(p.unsafeGetTensorImpl());
+}
 
 result<bool> policy_optimizer::save_state(const std::string& path) {
   std::vector<torch::Tensor> keep;  // contiguous CPU float copies outlive the write
@@ -62,7 +77,7 @@ result<bool> policy_optimizer::save_state(const std::string& path) {
                                           {"schedule_steps", std::to_string(steps_)}};
   auto& states = adamw_->state();
   for (const auto& item : model_->named_parameters()) {
-    auto it = states.find(key_of(item.value()));
+    auto it = states.find(adamw_key_of(item.value()));
     if (it == states.end()) continue;  // never stepped: no state yet
     auto& st = static_cast<torch::optim::AdamWParamState&>(*it->second);
     meta["step." + item.key()] = std::to_string(st.step());
@@ -88,7 +103,7 @@ result<bool> policy_optimizer::load_state(const std::string& path) {
   const auto* schedule = field("schedule_steps");
   if (!schedule) return error{path + ": no schedule_steps"};
   // Everything is read and checked before the optimizer changes.
-  std::vector<std::pair<std::string, std::unique_ptr<torch::optim::AdamWParamState>>> loaded;
+  std::vector<std::pair<adamw_state_key, std::unique_ptr<torch::optim::AdamWParamState>>> loaded;
   for (const auto& item : model_->named_parameters()) {
     const auto* step = field("step." + item.key());
     if (!step) continue;
@@ -111,7 +126,7 @@ result<bool> policy_optimizer::load_state(const std::string& path) {
     }
     state->exp_avg(moments[0]);
     state->exp_avg_sq(moments[1]);
-    loaded.emplace_back(key_of(p), std::move(state));
+    loaded.emplace_back(adamw_key_of(p), std::move(state));
   }
   auto& states = adamw_->state();
   states.clear();

@@ -11,6 +11,13 @@
 
 namespace adarl {
 
+/// The key of AdamW's state map for a parameter: LibTorch 1.13 keys it by the
+/// parameter's TensorImpl address printed as a string (c10::guts::to_string, which 2.x no
+/// longer has), 2.x by the address itself.
+using adamw_state_key =
+    std::decay_t<decltype(std::declval<torch::optim::AdamW&>().state().begin()->first)>;
+adamw_state_key adamw_key_of(const torch::Tensor& p);
+
 /// AdamW over a model's parameters with warm-up and clipping. Not thread-safe.
 class policy_optimizer {
  public:

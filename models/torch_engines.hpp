@@ -2,12 +2,15 @@
 // Factories of the LibTorch generation and learner engines (models/engine.hpp).
 // Torch-free header: pipelines build engines without including LibTorch.
 
+#include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 
 #include "algorithms/result.hpp"
 #include "models/engine.hpp"
 #include "models/model_config.hpp"
+#include "models/replica_config.hpp"
 #include "models/train_config.hpp"
 
 namespace adarl {
@@ -36,12 +39,39 @@ struct torch_learner_config {
   loss_config loss;
   float temperature = 1.f;     ///< Must match the generators' (log-probs use it).
   int32_t micro_batch = 64;    ///< Samples per forward/backward pass (accumulated).
+  replica_config replicas;     ///< Data-parallel replicas (1 = this learner alone).
 };
 
 /// Builds a generation engine; a bad device, shape or checkpoint is an error.
 result<std::unique_ptr<generation_engine>> make_torch_generator(const torch_generator_config& c);
 
-/// Builds a learner engine; a bad device, shape or checkpoint is an error.
+/// Builds a learner engine; a bad device, shape or checkpoint is an error. With
+/// c.replicas.replicas > 1 it is rank 0 of a replicated learner (c.replicas.rank must be
+/// 0): it hosts the store, blocks until every rank has joined (up to join_timeout; a
+/// rank missing or running another config is an error naming it), then hands the
+/// others its weights and optimizer state; it does so again after restore(). Each
+/// train() hands the batch to the others, trains its share of it and all-reduces the
+/// gradients; a rank that dies or hangs (collective_timeout) makes train() an error
+/// naming it, with the weights of the last completed step. Its destructor tells the
+/// other ranks that the run ended.
 result<std::unique_ptr<learner_engine>> make_torch_learner(const torch_learner_config& c);
+
+/// Told of each step a replica rank > 0 trained, with its weights (tests compare ranks).
+using replica_step_observer = std::function<void(const weights_ptr&)>;
+
+/// Rank c.replicas.rank (> 0) of a replicated learner (`adarl worker learn`): builds the
+/// model, joins rank 0's store, takes rank 0's weights and optimizer state, then trains
+/// its share of every step rank 0 hands it, in lockstep with the others. Blocks; returns
+/// the version reached when rank 0 ends the run. Errors: refused at join (as
+/// make_torch_learner), rank 0 gone or a collective failed (naming the step), `stop`.
+result<uint64_t> serve_learner_replica(const torch_learner_config& c,
+                                       const std::atomic<bool>* stop,
+                                       const replica_step_observer& on_step = {});
+
+/// The learner's config as sorted key=value lines, what ranks compare when they join:
+/// shape, tokenizer, optimizer, loss, temperature, micro-batch, replicas, backend
+/// (from the device) and the per-step check. Device index, threads, init and timeouts
+/// may differ between ranks.
+std::string learner_config_text(const torch_learner_config& c);
 
 }  // namespace adarl

@@ -60,7 +60,9 @@ struct run_outcome {
 /// or train, every generator failed, an actor ended with an exception (then the learner
 /// writes a checkpoint first, when it still can), or nothing progressed for
 /// config.stall_seconds (the error says what the tracker and the learner wait for).
-/// `resume_from` must be a complete checkpoint (resolve_checkpoint).
+/// `resume_from` must be a complete checkpoint (resolve_checkpoint). This is
+/// start_pipeline() (pipelines/pipeline_handle.hpp) in an actor system of its own with
+/// actors.scheduler_threads threads, then wait().
 result<run_outcome> run_pipeline(const pipeline_config& config, prompt_table_ptr prompts,
                                  const engine_factories& engines, const run_options& options);
 

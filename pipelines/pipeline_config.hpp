@@ -11,6 +11,7 @@
 #include "algorithms/remote_pool.hpp"
 #include "algorithms/tracker_core.hpp"
 #include "models/model_config.hpp"
+#include "models/replica_config.hpp"
 #include "models/sim_engines.hpp"
 #include "models/train_config.hpp"
 #include "pipelines/curve_keys.hpp"
@@ -102,6 +103,12 @@ struct learner_section {
   loss_config loss;
   uint32_t micro_batch = 64;
   uint64_t checkpoint_every = 0;     ///< Steps between checkpoints; 0 = at the end only.
+  /// The learner's own device ("" = model.device, the generators'): a GPU learner with
+  /// CPU generators, or the reverse.
+  std::string device;
+  /// `replicas`, `store`, `collective_timeout`, `join_timeout`, `check_replicas`: data-
+  /// parallel learner ranks (README "Replicated learners"); rank stays 0 here.
+  replica_config replicas;
 };
 
 /// `eval:` - held-out accuracy every `every` steps.

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <ostream>
 #include <set>
 #include <thread>
@@ -19,6 +20,7 @@
 #include "algorithms/step_summary.hpp"
 #include "config/config_reader.hpp"
 #include "config/pipeline_reader.hpp"
+#include "report/paired_stats.hpp"
 #include "tasks/atomic_file.hpp"
 
 namespace adarl {
@@ -61,6 +63,24 @@ void read_settings(config_map m, compare_settings& s) {
   m.get("target_heldout", s.target_heldout);
   m.get("target_reward", s.target_reward);
   m.get("smooth", s.smooth, 1);
+  m.get("equal_steps", s.equal_steps, 0, uint64_t{1} << 40);
+  if (m.has("select")) {
+    auto sel = m.child("select");
+    auto& x = s.select;
+    x.enabled = true;
+    sel.get("k", x.k, 1, 1024);
+    sel.get("min_correct", x.min_correct, 0, 1024);
+    sel.get("max_correct", x.max_correct, 0, 1024);
+    sel.get("train_pool", x.train_pool, 1, 10'000'000);
+    sel.get("held_out_pool", x.held_out_pool, 1, 10'000'000);
+    if (x.max_correct > x.k)
+      sel.fail("max_correct", "expected at most k (" + std::to_string(x.k) + "), got " +
+                                  std::to_string(x.max_correct));
+    if (x.min_correct > x.max_correct)
+      sel.fail("min_correct", "expected at most max_correct (" + std::to_string(x.max_correct) +
+                                  "), got " + std::to_string(x.min_correct));
+    sel.finish();
+  }
   m.allow("strategies");
   if (!m.has("sample_budget"))
     m.fail("sample_budget", "required: the cumulative samples every run gets");
@@ -91,6 +111,7 @@ result<compare_plan> load_compare_config(const std::string& file,
   YAML::Node section = root["compare"];
   if (!section.IsDefined() || !section.IsMap())
     return error{file + ": compare: expected a mapping (see configs/compare.yaml)"};
+  if (section["select"].IsDefined() && section["select"].IsNull()) section.remove("select");  // off
   read_settings(config_map(section, "compare", errors), plan.settings);
   YAML::Node entries = section["strategies"];
   if (!entries.IsDefined() || entries.IsNull()) entries = YAML::Load(default_strategies);
@@ -105,6 +126,13 @@ result<compare_plan> load_compare_config(const std::string& file,
     plan.base = *base;
   }
   const auto& s = plan.settings;
+  // The equal-steps table reads every run at that step: it must be evaluated there.
+  if (s.equal_steps && (plan.base.eval.every == 0 || s.equal_steps % plan.base.eval.every))
+    config_map(section, "compare", errors)
+        .fail("equal_steps", "expected a multiple of eval.every (" +
+                                 std::to_string(plan.base.eval.every) +
+                                 ") so that every run is evaluated at that step, got " +
+                                 std::to_string(s.equal_steps));
   for (size_t i = 0; entries.IsSequence() && i < entries.size(); ++i) {
     const std::string at = "compare.strategies[" + std::to_string(i) + "]";
     config_map e(entries[i], at, errors);
@@ -166,6 +194,8 @@ result<compare_plan> load_compare_config(const std::string& file,
       doc["seed"] = seed;
       doc["compare"]["sample_budget"] = s.sample_budget;
       doc["compare"]["max_steps"] = s.max_steps;
+      // The prompts a selection picks depend on it: a changed selection re-runs.
+      if (s.select.enabled) doc["compare"]["select"] = YAML::Clone(section["select"]);
       r.document = YAML::Dump(doc);
       plan.runs.push_back(std::move(r));
     }
@@ -294,6 +324,35 @@ std::optional<double> opt_of(const json& j) {
   return j.is_number() ? std::optional<double>(j.get<double>()) : std::nullopt;
 }
 
+/// Where a run stood after some steps, on each x axis, and a metric there.
+struct axis_point {
+  double steps = 0, samples = 0, tokens = 0, seconds = 0;
+  double y = 0;
+  double x(size_t axis) const {
+    const double v[] = {steps, samples, tokens, seconds};
+    return v[axis];
+  }
+};
+
+/// The x axes of the curves and of "to target", in axis_point::x order.
+constexpr const char* axes[] = {"steps", "samples", "tokens", "seconds"};
+
+std::vector<curve_point> curve_of(const std::vector<axis_point>& p, size_t axis) {
+  std::vector<curve_point> c;
+  for (const auto& q : p) c.push_back({q.x(axis), q.y});
+  return c;
+}
+
+std::vector<xy> curve_on(const std::vector<axis_point>& p, size_t axis) {
+  std::vector<xy> c;
+  for (const auto& q : p) c.push_back({q.x(axis), q.y});
+  return c;
+}
+
+json reach_on(const std::vector<axis_point>& p, size_t axis, double target) {
+  return target >= 0 ? opt(first_reach(curve_of(p, axis), target)) : json(nullptr);
+}
+
 /// The per-prompt values of an evaluation line: sampled pass rates when there are any.
 std::vector<double> prompt_values(const json& eval, bool sampled) {
   const char* key = sampled ? "prompt_sampled" : "prompt_greedy";
@@ -320,22 +379,29 @@ result<json> collect_run(const std::string& dir, const compare_settings& s) {
   json run;
   run["dir"] = dir;
   json step_rows = json::array();
-  std::map<uint64_t, std::pair<double, double>> at_version{{0, {0.0, 0.0}}};
+  // Per policy version: where the run stood on each axis (version v = after v steps).
+  std::map<uint64_t, axis_point> at_version{{0, {}}};
   std::vector<double> rewards;
-  std::vector<curve_point> reward_curve, reward_tokens;
+  std::vector<axis_point> reward_at;
   std::vector<uint64_t> bin_prompts(rate_bins, 0), bin_samples(rate_bins, 0);
+  double fallback_samples = 0;
   for (const auto& l : *steps) {
     const double cs = number(l, "cumulative_samples"), ct = number(l, "cumulative_tokens");
+    const double v = number(l, "policy_version"), el = number(l, "elapsed");
     step_rows.push_back({{"step", number(l, "step")},
                          {"cumulative_samples", cs},
                          {"cumulative_tokens", ct},
+                         {"elapsed", el},
                          {"real_reward", number(l, "real_reward")},
                          {"zero_gradient_fraction", number(l, "zero_gradient_fraction")},
                          {"samples_per_prompt_mean", number(l, "samples_per_prompt_mean")}});
-    at_version[uint64_t(number(l, "policy_version"))] = {cs, ct};
+    at_version[uint64_t(v)] = {v, cs, ct, el};
     rewards.push_back(number(l, "real_reward"));
-    reward_curve.push_back({cs, 0});
-    reward_tokens.push_back({ct, 0});
+    reward_at.push_back({v, cs, ct, el});
+    if (auto e = l.find("exits"); e != l.end() && e->is_object())
+      fallback_samples += (number(*e, "fallback_missing_positives") +
+                           number(*e, "fallback_missing_negatives")) *
+                          number(l, "samples_per_prompt_max");
     if (auto b = l.find("samples_by_pass_rate"); b != l.end() && b->is_object()) {
       const auto& p = (*b)["prompts"];
       const auto& n = (*b)["samples"];
@@ -348,7 +414,7 @@ result<json> collect_run(const std::string& dir, const compare_settings& s) {
     }
   }
   const auto smoothed = moving_average(rewards, s.smooth);
-  for (size_t i = 0; i < smoothed.size(); ++i) reward_curve[i].y = reward_tokens[i].y = smoothed[i];
+  for (size_t i = 0; i < smoothed.size(); ++i) reward_at[i].y = smoothed[i];
   run["steps"] = std::move(step_rows);
   const bool greedy = s.heldout_metric == "greedy";
   if (!evals->front().contains(s.heldout_metric))
@@ -356,27 +422,46 @@ result<json> collect_run(const std::string& dir, const compare_settings& s) {
                  " accuracy (eval.greedy / eval.samples of the runs)"};
   run["heldout_metric"] = greedy ? "greedy" : "sampled";
   json eval_rows = json::array();
-  std::vector<curve_point> acc_samples, acc_tokens;
+  std::vector<axis_point> acc_at;
   for (const auto& e : *evals) {
     const uint64_t v = uint64_t(number(e, "version"));
     auto it = at_version.find(v);
     if (it == at_version.end()) continue;  // an evaluation of a step not in the metrics
-    const double acc = number(e, greedy ? "greedy" : "sampled");
+    axis_point p = it->second;
+    p.y = number(e, greedy ? "greedy" : "sampled");
     eval_rows.push_back({{"version", v},
-                         {"cumulative_samples", it->second.first},
-                         {"cumulative_tokens", it->second.second},
-                         {"accuracy", acc}});
-    acc_samples.push_back({it->second.first, acc});
-    acc_tokens.push_back({it->second.second, acc});
+                         {"step", p.steps},
+                         {"cumulative_samples", p.samples},
+                         {"cumulative_tokens", p.tokens},
+                         {"seconds", p.seconds},
+                         {"accuracy", p.y}});
+    acc_at.push_back(p);
   }
   run["evals"] = std::move(eval_rows);
-  auto reach = [&](const std::vector<curve_point>& c, double target) {
-    return target >= 0 ? opt(first_reach(c, target)) : json(nullptr);
-  };
-  run["samples_to_heldout"] = reach(acc_samples, s.target_heldout);
-  run["tokens_to_heldout"] = reach(acc_tokens, s.target_heldout);
-  run["samples_to_reward"] = reach(reward_curve, s.target_reward);
-  run["tokens_to_reward"] = reach(reward_tokens, s.target_reward);
+  for (size_t a = 0; a < std::size(axes); ++a) {
+    const std::string axis = axes[a];
+    run[axis + "_to_heldout"] = reach_on(acc_at, a, s.target_heldout);
+    run[axis + "_to_reward"] = reach_on(reward_at, a, s.target_reward);
+  }
+  // Equal steps: the last evaluation at or before the step cap, if the run got there.
+  const double trained = steps->empty() ? 0.0 : number(steps->back(), "policy_version");
+  std::optional<double> at_steps, at_samples;
+  if (s.equal_steps && trained >= double(s.equal_steps))
+    for (const auto& p : acc_at)
+      if (p.steps <= double(s.equal_steps)) at_steps = p.y;
+  for (const auto& p : acc_at)
+    if (p.samples >= double(s.sample_budget)) {
+      at_samples = p.y;
+      break;
+    }
+  run["heldout_at_steps"] = opt(at_steps);
+  run["heldout_at_samples"] = opt(at_samples);
+  run["auc_steps"] = opt(s.equal_steps ? mean_under_curve(curve_on(acc_at, 0), double(s.equal_steps))
+                                       : std::nullopt);
+  run["auc_samples"] = opt(mean_under_curve(curve_on(acc_at, 1), double(s.sample_budget)));
+  const double total = steps->empty() ? 0.0 : number(steps->back(), "cumulative_samples");
+  run["fallback_share"] = total > 0 ? fallback_samples / total : 0.0;
+  run["seconds"] = steps->empty() ? 0.0 : number(steps->back(), "elapsed");
   const json& last = evals->back();
   run["final_version"] = number(last, "version");
   run["final_accuracy"] = number(last, greedy ? "greedy" : "sampled");
@@ -384,7 +469,7 @@ result<json> collect_run(const std::string& dir, const compare_settings& s) {
   run["prompt_base"] = prompt_values(evals->front(), number(evals->front(), "sampled", -1) >= 0);
   run["base_version"] = number(evals->front(), "version");
   run["pass_rate_bins"] = {{"prompts", bin_prompts}, {"samples", bin_samples}};
-  run["cumulative_samples"] = steps->empty() ? 0.0 : number(steps->back(), "cumulative_samples");
+  run["cumulative_samples"] = total;
   run["steps_trained"] = steps->size();
   return run;
 }
@@ -395,6 +480,7 @@ result<json> collect_compare(const compare_settings& s, const std::vector<std::s
   out["title"] = s.title;
   out["baseline"] = s.baseline;
   out["budget_samples"] = s.sample_budget;
+  out["equal_steps"] = s.equal_steps ? json(s.equal_steps) : json(nullptr);
   out["targets"] = {{"heldout", s.target_heldout >= 0 ? json(s.target_heldout) : json(nullptr)},
                     {"real_reward", s.target_reward >= 0 ? json(s.target_reward) : json(nullptr)}};
   out["pass_rate_bins"] = rate_bins;
@@ -422,24 +508,56 @@ result<json> collect_compare(const compare_settings& s, const std::vector<std::s
   out["buckets"] = {{"labels", {"0", "(0, 0.2]", "(0.2, 0.5]", "(0.5, 1]"}},
                     {"prompts", bucket_counts(base)}};
   out["heldout_metric"] = s.heldout_metric;
-  static const char* const reach_keys[] = {"samples_to_heldout", "tokens_to_heldout",
-                                           "samples_to_reward", "tokens_to_reward"};
-  static const char* const ratio_keys[] = {"ratio_heldout_samples", "ratio_heldout_tokens",
-                                           "ratio_reward_samples", "ratio_reward_tokens"};
-  auto reach_of = [&](const std::vector<json>& list, const char* key) {
+  auto reach_of = [&](const std::vector<json>& list, const std::string& key) {
     std::vector<std::optional<double>> v;
     for (const auto& r : list) v.push_back(opt_of(r[key]));
     return summarize_reach(v);
+  };
+  // A run's value by seed (for the pairs).
+  auto by_seed = [](const std::vector<json>& list, const char* key) {
+    std::map<uint64_t, std::optional<double>> m;
+    for (const auto& r : list) m[r["seed"].get<uint64_t>()] = opt_of(r[key]);
+    return m;
   };
   const auto& baseline_runs = by_strategy[s.baseline];
   json list = json::array();
   for (const auto& name : strategies) {
     auto& rs = by_strategy[name];
     json summary;
-    for (size_t k = 0; k < 4; ++k) {
-      const auto mine = reach_of(rs, reach_keys[k]);
-      summary[reach_keys[k]] = summary_json(mine, true);
-      summary[ratio_keys[k]] = opt(speedup(reach_of(baseline_runs, reach_keys[k]), mine));
+    for (const char* axis : axes)
+      for (const char* target : {"heldout", "reward"}) {
+        const std::string key = std::string(axis) + "_to_" + target;
+        const auto mine = reach_of(rs, key);
+        summary[key] = summary_json(mine, true);
+        summary["ratio_" + std::string(target) + "_" + axis] =
+            opt(speedup(reach_of(baseline_runs, key), mine));
+      }
+    for (const char* key : {"heldout_at_steps", "heldout_at_samples", "auc_steps",
+                            "auc_samples", "fallback_share", "seconds"}) {
+      std::vector<double> v;
+      for (const auto& r : rs)
+        if (auto x = opt_of(r[key])) v.push_back(*x);
+      summary[key] = summary_json(summarize(v), false);
+      summary[key]["mean"] =
+          v.empty() ? json(nullptr) : json(std::accumulate(v.begin(), v.end(), 0.0) / double(v.size()));
+      summary[key]["runs"] = v.size();
+    }
+    for (const char* key : {"heldout_at_steps", "heldout_at_samples", "auc_steps", "auc_samples"}) {
+      const auto mine = by_seed(rs, key), ref = by_seed(baseline_runs, key);
+      std::vector<std::optional<double>> a, b;
+      json seeds = json::array();
+      for (const auto& [seed, v] : mine) {
+        auto it = ref.find(seed);
+        seeds.push_back(seed);
+        a.push_back(v);
+        b.push_back(it == ref.end() ? std::nullopt : it->second);
+      }
+      const auto p = paired_differences(a, b);
+      json diffs = json::array();
+      for (const auto& d : p.differences) diffs.push_back(opt(d));
+      summary[std::string("paired_") + key] = {{"seeds", seeds},        {"differences", diffs},
+                                               {"n", p.n},              {"mean", opt(p.mean)},
+                                               {"low", opt(p.low)},     {"high", opt(p.high)}};
     }
     std::vector<double> finals;
     std::vector<std::vector<double>> per_bucket(difficulty_buckets);
@@ -471,37 +589,78 @@ result<json> collect_compare(const compare_settings& s, const std::vector<std::s
   return out;
 }
 
+namespace {
+
+std::string num(const json& v, const char* fmt) {
+  if (!v.is_number()) return std::string("-");
+  char buf[32];
+  std::snprintf(buf, sizeof buf, fmt, v.get<double>());
+  return std::string(buf);
+}
+
+/// "median [min, max] reached/runs" of a reach summary.
+std::string reach_text(const json& s) {
+  if (!s.is_object()) return std::string("-");
+  const std::string counts =
+      std::to_string(s.value("reached", 0)) + "/" + std::to_string(s.value("runs", 0));
+  if (!s["median"].is_number()) return "never (" + counts + ")";
+  return num(s["median"], "%.0f") + " [" + num(s["min"], "%.0f") + ", " +
+         (s["max"].is_number() ? num(s["max"], "%.0f") : std::string("never")) + "] " + counts;
+}
+
+std::string stat_text(const json& f, const char* fmt) {
+  if (!f.is_object()) return "-";
+  return num(f["median"], fmt) + " [" + num(f["min"], fmt) + ", " + num(f["max"], fmt) + "]";
+}
+
+/// "+0.012 [-0.003, +0.027]": the mean paired difference and its 95% interval.
+std::string paired_text(const json& p) {
+  if (!p.is_object() || !p["mean"].is_number()) return "-";
+  return num(p["mean"], "%+.3f") + " [" + num(p["low"], "%+.3f") + ", " +
+         num(p["high"], "%+.3f") + "]";
+}
+
+}  // namespace
+
 std::string compare_table(const json& c) {
-  auto num = [](const json& v, const char* fmt) {
-    if (!v.is_number()) return std::string("-");
-    char buf[32];
-    std::snprintf(buf, sizeof buf, fmt, v.get<double>());
-    return std::string(buf);
-  };
-  auto reach = [&](const json& s) {
-    if (!s.is_object()) return std::string("-");
-    const std::string counts = std::to_string(s.value("reached", 0)) + "/" +
-                               std::to_string(s.value("runs", 0));
-    if (!s["median"].is_number()) return "never (" + counts + ")";
-    return num(s["median"], "%.0f") + " [" + num(s["min"], "%.0f") + ", " +
-           (s["max"].is_number() ? num(s["max"], "%.0f") : std::string("never")) + "] " + counts;
-  };
-  char line[512];
+  char line[768];
   std::string out;
-  std::snprintf(line, sizeof line, "%-16s %-30s %-6s %-30s %-6s %-22s\n", "strategy",
+  const auto strategies = c.value("strategies", json::array());
+  if (c.contains("equal_steps") && c["equal_steps"].is_number()) {
+    out += "equal steps (" + num(c["equal_steps"], "%.0f") + "), held-out vs " +
+           c.value("baseline", std::string("?")) + " paired over seeds (mean [95% CI])\n";
+    std::snprintf(line, sizeof line, "%-18s %-24s %-26s %-22s %-22s %-10s\n", "strategy",
+                  "held-out at step", "paired diff", "steps to held-out", "steps to reward",
+                  "seconds");
+    out += line;
+    for (const auto& st : strategies) {
+      const json& s = st["summary"];
+      std::snprintf(line, sizeof line, "%-18s %-24s %-26s %-22s %-22s %-10s\n",
+                    st.value("name", "?").c_str(), stat_text(s["heldout_at_steps"], "%.3f").c_str(),
+                    paired_text(s["paired_heldout_at_steps"]).c_str(),
+                    reach_text(s["steps_to_heldout"]).c_str(),
+                    reach_text(s["steps_to_reward"]).c_str(),
+                    num(s["seconds"]["median"], "%.0f").c_str());
+      out += line;
+    }
+    out += "\n";
+  }
+  out += "equal samples (" + num(c["budget_samples"], "%.0f") + ")\n";
+  std::snprintf(line, sizeof line, "%-18s %-30s %-6s %-30s %-6s %-22s %-26s %-8s\n", "strategy",
                 "samples to held-out target", "ratio", "samples to reward target", "ratio",
-                "final held-out acc");
+                "final held-out acc", "paired diff at budget", "fallback");
   out += line;
-  for (const auto& st : c.value("strategies", json::array())) {
+  for (const auto& st : strategies) {
     const json& s = st["summary"];
-    const json& f = s["final_accuracy"];
-    const std::string acc = num(f["median"], "%.3f") + " [" + num(f["min"], "%.3f") + ", " +
-                            num(f["max"], "%.3f") + "]";
-    std::snprintf(line, sizeof line, "%-16s %-30s %-6s %-30s %-6s %-22s\n",
-                  st.value("name", "?").c_str(), reach(s["samples_to_heldout"]).c_str(),
+    std::snprintf(line, sizeof line, "%-18s %-30s %-6s %-30s %-6s %-22s %-26s %-8s\n",
+                  st.value("name", "?").c_str(), reach_text(s["samples_to_heldout"]).c_str(),
                   num(s["ratio_heldout_samples"], "%.2f").c_str(),
-                  reach(s["samples_to_reward"]).c_str(),
-                  num(s["ratio_reward_samples"], "%.2f").c_str(), acc.c_str());
+                  reach_text(s["samples_to_reward"]).c_str(),
+                  num(s["ratio_reward_samples"], "%.2f").c_str(),
+                  stat_text(s["final_accuracy"], "%.3f").c_str(),
+                  paired_text(s["paired_heldout_at_samples"]).c_str(),
+                  s.contains("fallback_share") ? num(s["fallback_share"]["median"], "%.3f").c_str()
+                                               : "-");
     out += line;
   }
   return out;

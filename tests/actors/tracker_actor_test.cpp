@@ -22,6 +22,7 @@ learner_actor::behavior_type recording_learner(learner_actor::pointer, caf::acto
       [=](group_atom, train_group& g) { caf::anon_send(sink, group_atom::value, std::move(g)); },
       [=](ready_atom, step_report& r) { caf::anon_send(sink, ready_atom::value, std::move(r)); },
       [](stop_atom) -> uint64_t { return 0; },
+      [](save_atom) -> uint64_t { return 0; },
       [](status_atom) -> std::string { return "recording"; },
   };
 }

@@ -42,6 +42,33 @@ TEST(RunTasksTest, DatasetIsSplitByAKeyedShuffle) {
     EXPECT_EQ((*t)->rows[i].item.id, (*again)->rows[i].item.id);
 }
 
+// Every seed of a comparison is evaluated on the same held-out prompts, while the
+// training prompts follow the seed.
+TEST(RunTasksTest, HeldOutPromptsDoNotDependOnTheSeed) {
+  for (const bool dataset : {false, true}) {
+    auto a = small_config(), b = small_config();
+    if (dataset) {
+      a.tasks.dataset = b.tasks.dataset = std::string(ADARL_TEST_DATA) + "/tasks_good.jsonl";
+      a.tasks.held_out = b.tasks.held_out = 2;
+    }
+    a.seed = 1;
+    b.seed = 7;
+    auto ta = load_run_prompts(a), tb = load_run_prompts(b);
+    ASSERT_TRUE(ta && tb);
+    ASSERT_EQ((*ta)->held_out(), (*tb)->held_out());
+    for (uint32_t h = 0; h < (*ta)->held_out(); ++h)
+      EXPECT_EQ((*ta)->rows[(*ta)->train + h].item.prompt,
+                (*tb)->rows[(*tb)->train + h].item.prompt)
+          << (dataset ? "dataset " : "suite ") << h;
+    if (!dataset) {
+      bool same_train = true;
+      for (uint32_t i = 0; i < (*ta)->train; ++i)
+        same_train = same_train && (*ta)->rows[i].item.prompt == (*tb)->rows[i].item.prompt;
+      EXPECT_FALSE(same_train) << "training prompts should follow the seed";
+    }
+  }
+}
+
 TEST(RunTasksTest, PromptLongerThanTheModelIsAnErrorNamingIt) {
   auto c = small_config();
   c.policy.model.max_len = 12;

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/models_hf/tiny_hf.hpp"
+
 namespace adarl {
 namespace {
 
@@ -60,16 +62,30 @@ TEST(PipelineReaderTest, EveryShippedRunConfigLoadsWithTheStrategyItsNameSays) {
       {"ada-est", {strategy_kind::ada_est}},
       {"ada-est-online", {strategy_kind::ada_est_online}},
       {"sim-smoke", {strategy_kind::ada_seq, exit_rule::pos}},
+      {"hf-tiny", {strategy_kind::grpo}},
   };
+  // hf-tiny's model.path names a checkpoint the user writes first (make_tiny_hf): point
+  // it at a tiny one written here, so that the reader checks the rest of the file.
+  const std::string hf_dir = testing::TempDir() + "/shipped-hf-tiny";
+  test::tiny_hf_spec spec;
+  spec.hidden = 16;
+  spec.intermediate = 32;
+  spec.layers = 1;
+  spec.real_tokenizer = false;
+  test::write_tiny_hf(hf_dir, spec);
   size_t loaded = 0;
   for (const auto& entry : std::filesystem::directory_iterator(configs_dir)) {
     const auto path = entry.path();
     const auto stem = path.stem().string();
     if (path.extension() != ".yaml" || stem == "sft" || stem == "simulate" || stem == "compare")
       continue;  // other commands' documents (compare_test.cpp reads compare.yaml)
-    auto c = load_pipeline_config(path.string(), {});
-    ASSERT_TRUE(c.ok()) << c.err().message;
+    const bool hf = stem == "hf-tiny";
+    auto c = load_pipeline_config(path.string(),
+                                  hf ? std::vector<std::string>{"model.path=" + hf_dir}
+                                     : std::vector<std::string>{});
+    ASSERT_TRUE(c.ok()) << path << ": " << c.err().message;
     ++loaded;
+    EXPECT_EQ(c->policy.kind == policy_kind::hf, hf) << stem;
     EXPECT_EQ(c->name, stem);
     EXPECT_EQ(c->out, "runs/" + stem);
     const auto it = expected.find(stem);
@@ -428,6 +444,37 @@ TEST(PipelineReaderTest, DescribeSummarisesStrategyBudgetAndActors) {
   c = load_pipeline_config(configs_dir + "/grpo.yaml", {});
   ASSERT_TRUE(c.ok()) << c.err().message;
   EXPECT_NE(describe(*c).find("grpo: grpo (n 4)"), std::string::npos) << describe(*c);
+}
+
+TEST(PipelineReaderTest, ReplicatedLearnerKeysAreReadAndChecked) {
+  auto c = load_pipeline_config(quickstart, {"learner.replicas=4", "learner.store=10.0.0.5:2951",
+                                             "learner.collective_timeout=7.5",
+                                             "learner.check_replicas=true",
+                                             "learner.device=cuda:1"});
+  ASSERT_TRUE(c.ok()) << c.err().message;
+  EXPECT_EQ(c->learner.replicas.replicas, 4u);
+  EXPECT_EQ(c->learner.replicas.store, "10.0.0.5:2951");
+  EXPECT_EQ(c->learner.replicas.collective_timeout, 7.5);
+  EXPECT_TRUE(c->learner.replicas.check_every_step);
+  EXPECT_EQ(c->learner.device, "cuda:1");
+  EXPECT_EQ(c->policy.device, "cpu");  // the generators' stays
+  EXPECT_NE(describe(*c).find("x 4 replicas (store 10.0.0.5:2951)"), std::string::npos);
+  auto d = load_pipeline_config(quickstart, {});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->learner.replicas.replicas, 1u);
+  EXPECT_TRUE(d->learner.device.empty());
+  for (const std::string bad : {"localhost", ":29500", "host:0", "host:65536", "h:2x"})
+    EXPECT_NE(error_of(quickstart, {"learner.store=" + bad})
+                  .find("learner.store: expected HOST:PORT with a port from 1 to 65535"),
+              std::string::npos)
+        << bad;
+  EXPECT_NE(error_of(quickstart, {"learner.replicas=0"}).find("learner.replicas"),
+            std::string::npos);
+  EXPECT_NE(error_of(quickstart, {"learner.device=gpu"}).find("learner.device"),
+            std::string::npos);
+  EXPECT_NE(error_of(configs_dir + "/sim-smoke.yaml", {"learner.replicas=2"})
+                .find("learner.replicas: expected 1 with model.kind simulated"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -128,7 +128,11 @@ TEST(HfConfigTest, ExpectedTensorsCountThePublishedParameters) {
   EXPECT_EQ(numel, c->parameter_count());
   EXPECT_EQ(tensors.size(), 1u + 28 * 12 + 1);  // no lm_head: tied
   EXPECT_EQ(tensors[2].name, "model.layers.0.self_attn.q_proj.bias");
-  EXPECT_EQ(tensors[4].shape, (std::vector<int64_t>{256, 1536}));  // k_proj: 2 kv heads
+  EXPECT_EQ(tensors[3].name, "model.layers.0.self_attn.k_proj.weight");
+  EXPECT_EQ(tensors[3].shape, (std::vector<int64_t>{256, 1536}));  // k_proj: 2 kv heads
+  EXPECT_EQ(tensors[4].name, "model.layers.0.self_attn.k_proj.bias");
+  EXPECT_EQ(tensors[4].shape, (std::vector<int64_t>{256}));
+  EXPECT_EQ(tensors.back().name, "model.norm.weight");
 }
 
 }  // namespace

@@ -71,8 +71,9 @@ TEST(SafetensorsTest, RoundTripsEachDtypeWithMetadata) {
     EXPECT_EQ(v->dtype, t.dtype) << t.name;
     ASSERT_EQ(v->size_bytes, t.data.size()) << t.name;
     // memcmp with a null pointer is undefined even for 0 bytes ("empty" has no data).
-    if (!t.data.empty())
+    if (!t.data.empty()) {
       EXPECT_EQ(std::memcmp(v->data, t.data.data(), t.data.size()), 0) << t.name;
+    }
   }
   EXPECT_EQ(values_of<int64_t>(*f->tensor("ids")), i64);
   EXPECT_EQ(f->tensor("scalar")->numel(), 1);

@@ -3,8 +3,11 @@
 // in process and as bytes.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 
+#include "models/device.hpp"
 #include "models/hf_engines.hpp"
 #include "models/hf_policy.hpp"
 #include "models/safetensors.hpp"
@@ -194,6 +197,69 @@ TEST(HfEnginesTest, GeneratorTakesSnapshotsInProcessAndAsBytes) {
   EXPECT_EQ(run(**local).tokens, a.tokens);
   auto truncated = (*remote)->weights_from_bytes(bytes->substr(0, 100), 2);
   EXPECT_FALSE(truncated.ok());
+}
+
+// On a CUDA LibTorch (scripts/gpu-check.sh; the device is ADARL_TEST_DEVICE, default
+// cuda:0): the model's log-probs and greedy tokens on the GPU are the CPU's, and the
+// learner under bfloat16 autocast trains in the rewarded direction with float32 master
+// weights. Skipped on a CPU-only LibTorch.
+TEST(HfEnginesTest, OnCudaTheModelAgreesWithTheCpuAndTrainsUnderBf16Autocast) {
+  if (!torch::cuda::is_available())
+    GTEST_SKIP() << "this LibTorch has no CUDA (scripts/gpu-check.sh runs it on a GPU)";
+  const char* env = std::getenv("ADARL_TEST_DEVICE");
+  const std::string device = env != nullptr && *env != '\0' ? env : "cuda:0";
+  auto dev = parse_device(device);
+  ASSERT_TRUE(dev.ok()) << dev.err().message;
+  test::scratch_dir dir;
+  auto spec = bf16_spec();
+  spec.dtype = tensor_dtype::f32;
+  test::write_tiny_hf(dir.file("base"), spec);
+  auto cfg = learner_config(dir.file("base"));
+  auto cpu = build_hf_policy(cfg.policy, torch::kCPU);
+  cfg.policy.device = device;
+  auto gpu = build_hf_policy(cfg.policy, *dev);
+  ASSERT_TRUE(cpu.ok() && gpu.ok());
+  EXPECT_TRUE(gpu->model->device().is_cuda());
+  const auto probe = rewarded({}, 0);
+  const auto on_cpu = logprobs_of(cpu->model, probe), on_gpu = logprobs_of(gpu->model, probe);
+  for (size_t j = 0; j < on_cpu.size(); ++j) EXPECT_NEAR(on_cpu[j], on_gpu[j], 1e-3) << j;
+
+  hf_generator_config g;
+  g.policy = cfg.policy;
+  g.capacity = 4;
+  g.sampling.max_new_tokens = 6;
+  g.sampling.greedy = true;
+  g.end_ids = {266, 268};
+  auto gen_gpu = make_hf_generator(g);
+  g.policy.device = "cpu";
+  auto gen_cpu = make_hf_generator(g);
+  ASSERT_TRUE(gen_gpu.ok() && gen_cpu.ok()) << (gen_gpu.ok() ? "" : gen_gpu.err().message);
+  auto run = [](generation_engine& e) {
+    e.admit({1, 0, {267, 40, 41, 268}, 5, true});
+    std::vector<generation_result> out;
+    while (out.empty()) e.step(out);
+    return out[0];
+  };
+  const auto a = run(**gen_cpu), b = run(**gen_gpu);
+  EXPECT_EQ(a.tokens, b.tokens);
+  ASSERT_EQ(a.logprobs.size(), b.logprobs.size());
+  for (size_t j = 0; j < a.logprobs.size(); ++j) EXPECT_NEAR(a.logprobs[j], b.logprobs[j], 1e-3);
+
+  cfg.autocast_bf16 = true;
+  auto learner = make_hf_learner(cfg);
+  ASSERT_TRUE(learner.ok()) << learner.err().message;
+  for (int step = 0; step < 3; ++step) {
+    auto stats = (*learner)->train({rewarded(on_cpu, 1.f)});
+    ASSERT_TRUE(stats.ok()) << stats.err().message;
+    EXPECT_TRUE(std::isfinite(stats->loss) && std::isfinite(stats->grad_norm));
+    if (step == 0) EXPECT_GT(stats->grad_norm, 0);
+  }
+  auto snap = (*learner)->snapshot();
+  const auto& weights = dynamic_cast<const weight_snapshot&>(*snap);
+  for (const auto& [name, t] : weights.params) EXPECT_EQ(t.scalar_type(), torch::kFloat) << name;
+  ASSERT_TRUE(load_module_snapshot(*cpu->model, weights).ok());
+  const auto after = logprobs_of(cpu->model, probe);
+  EXPECT_GT(after[0] + after[1] + after[2], on_cpu[0] + on_cpu[1] + on_cpu[2] + 0.1f);
 }
 
 }  // namespace

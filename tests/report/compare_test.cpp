@@ -68,31 +68,61 @@ compare:
 )";
 }
 
-TEST(CompareConfigTest, TheShippedExperimentLoadsWithSixStrategiesAndThreeSeeds) {
+// The shipped experiment is the paper's protocol at this scale (issue 16): eight
+// strategies, at least five seeds, selected prompts, at least 512 held-out prompts, an
+// equal-steps reading and a sample budget.
+TEST(CompareConfigTest, TheShippedExperimentIsThePapersProtocol) {
   auto plan = load_compare_config(configs_dir + "/compare.yaml", {});
   ASSERT_TRUE(plan) << plan.err().message;
   EXPECT_EQ(plan->strategies,
-            (std::vector<std::string>{"grpo-n4", "grpo-n8", "dapo", "ada-seq-pos",
-                                      "ada-seq-balance", "ada-est"}));
-  ASSERT_EQ(plan->runs.size(), 18u);
+            (std::vector<std::string>{"grpo-n4", "grpo-n8", "grpo-n16", "dapo", "ada-seq-pos",
+                                      "ada-seq-balance", "ada-seq-balance-r2", "ada-est"}));
+  const size_t seeds = plan->settings.seeds.size();
+  EXPECT_GE(seeds, 5u);
+  ASSERT_EQ(plan->runs.size(), 8 * seeds);
   EXPECT_EQ(plan->settings.baseline, "grpo-n4");
   EXPECT_GT(plan->settings.sample_budget, 0u);
+  EXPECT_GT(plan->settings.equal_steps, 0u);
+  EXPECT_GE(plan->base.tasks.held_out, 512u);
+  const auto& sel = plan->settings.select;
+  EXPECT_TRUE(sel.enabled);
+  EXPECT_EQ(sel.k, 16u);
+  EXPECT_EQ(sel.min_correct, 1u);
+  EXPECT_EQ(sel.max_correct, 5u);
   // Strategy entries replace the strategy; everything else is the shared document.
   const auto& first = plan->runs[0];
   EXPECT_EQ(first.strategy, "grpo-n4");
   EXPECT_EQ(first.config.tracker.strategy.kind, strategy_kind::grpo);
   EXPECT_EQ(first.config.tracker.strategy.uniform.group_size, 4u);
-  EXPECT_EQ(plan->runs[3].config.tracker.strategy.uniform.group_size, 8u);
-  const auto& seq = plan->runs[12];
+  EXPECT_EQ(plan->runs[seeds].config.tracker.strategy.uniform.group_size, 8u);
+  EXPECT_EQ(plan->runs[2 * seeds].config.tracker.strategy.uniform.group_size, 16u);
+  const auto& seq = plan->runs[5 * seeds];
   EXPECT_EQ(seq.strategy, "ada-seq-balance");
   EXPECT_EQ(seq.config.tracker.strategy.seq.exit, exit_rule::balance);
+  const auto& r2 = plan->runs[6 * seeds];
+  EXPECT_EQ(r2.config.tracker.strategy.seq.max_rounds, 2u);
+  EXPECT_EQ(r2.config.tracker.strategy.seq.exit, exit_rule::balance);
   for (const auto& r : plan->runs) {
     EXPECT_EQ(r.config.tracker.sample_budget, plan->settings.sample_budget);
     EXPECT_EQ(r.config.tracker.seed, r.seed);
     EXPECT_EQ(r.config.out, "runs/compare/" + r.strategy + "/seed-" + std::to_string(r.seed));
     EXPECT_EQ(r.config.tasks.train, plan->base.tasks.train);
+    EXPECT_EQ(r.config.tracker.prompts_per_step, plan->base.tracker.prompts_per_step);
     EXPECT_DOUBLE_EQ(r.config.learner.optimizer.lr, plan->base.learner.optimizer.lr);
   }
+}
+
+// A bad selection window is reported with its key before anything runs.
+TEST(CompareConfigTest, ABadSelectionWindowNamesItsKey) {
+  auto plan = load_compare_config(configs_dir + "/compare.yaml",
+                                  {"compare.select.max_correct=17"});
+  ASSERT_FALSE(plan);
+  EXPECT_NE(plan.err().message.find("compare.select.max_correct"), std::string::npos)
+      << plan.err().message;
+  plan = load_compare_config(configs_dir + "/compare.yaml", {"compare.select.min_correct=6"});
+  ASSERT_FALSE(plan);
+  EXPECT_NE(plan.err().message.find("compare.select.min_correct"), std::string::npos)
+      << plan.err().message;
 }
 
 TEST(CompareConfigTest, DefaultsToTheSixStrategiesAndAppliesEntryOverrides) {
@@ -277,6 +307,110 @@ TEST(CompareCollectTest, SamplesToTargetMediansAndRatiosIncludingRunsThatNeverRe
   EXPECT_NE(table.find("125 [100, 150] 2/2"), std::string::npos) << table;
   EXPECT_NE(table.find("never (0/2)"), std::string::npos) << table;
   EXPECT_NE(table.find("2.00"), std::string::npos) << table;
+}
+
+// A run of 4 steps of `per_step` samples and `seconds` seconds each, evaluated at
+// versions 0, 2 and 4 with `acc`; each step has `fallbacks` never-exited prompts (all of
+// which drew the step's most samples per prompt, 32).
+std::string axis_run(const std::string& dir, uint64_t per_step, double seconds,
+                     const std::vector<double>& acc, int fallbacks) {
+  std::filesystem::create_directories(dir);
+  std::ofstream m(dir + "/metrics.jsonl"), e(dir + "/eval.jsonl");
+  for (uint64_t s = 0; s < 4; ++s)
+    m << json{{"step", s},
+              {"policy_version", s + 1},
+              {"cumulative_samples", per_step * (s + 1)},
+              {"cumulative_tokens", 10 * per_step * (s + 1)},
+              {"elapsed", seconds * double(s + 1)},
+              {"real_reward", 0.1 * double(s + 1)},
+              {"zero_gradient_fraction", 0.5},
+              {"samples_per_prompt_mean", 4.0},
+              {"samples_per_prompt_max", 32},
+              {"exits", {{"fallback_missing_positives", fallbacks},
+                         {"fallback_missing_negatives", 0}}}}
+                .dump()
+         << "\n";
+  for (size_t k = 0; k < acc.size(); ++k)
+    e << json{{"version", 2 * k}, {"greedy", acc[k]}, {"prompt_greedy", {acc[k]}}}.dump() << "\n";
+  return dir;
+}
+
+// Steps, samples, tokens and seconds to a target; held-out accuracy at equal steps and
+// at equal samples; paired differences over five seeds against the baseline with the
+// t-interval computed by hand; the mean under the curve; the fallback share.
+TEST(CompareCollectTest, EqualStepsAndEqualSamplesArePairedBySeed) {
+  const std::string d = fresh_dir("paired");
+  std::vector<compare_run> runs;
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    const double up = 0.01 * double(seed);  // seq - ref at version 2: 0.01 .. 0.05
+    runs.push_back(run_at("ref", seed, axis_run(d + "/r" + std::to_string(seed), 100, 1.0,
+                                                 {0.2, 0.3, 0.5}, 0)));
+    runs.push_back(run_at("seq", seed, axis_run(d + "/s" + std::to_string(seed), 300, 2.0,
+                                                 {0.2, 0.3 + up, 0.6}, 1)));
+  }
+  compare_settings s;
+  s.baseline = "ref";
+  s.sample_budget = 300;
+  s.equal_steps = 2;
+  s.target_heldout = 0.3;
+  s.target_reward = -1;
+  s.smooth = 1;
+  auto c = collect_compare(s, {"ref", "seq"}, runs);
+  ASSERT_TRUE(c) << c.err().message;
+  const json& ref = (*c)["strategies"][0];
+  const json& seq = (*c)["strategies"][1];
+  const json& r1 = ref["runs"][0];
+  EXPECT_EQ(r1["steps_to_heldout"], 2.0);
+  EXPECT_EQ(r1["samples_to_heldout"], 200.0);
+  EXPECT_EQ(r1["tokens_to_heldout"], 2000.0);
+  EXPECT_EQ(r1["seconds_to_heldout"], 2.0);
+  EXPECT_EQ(seq["runs"][0]["samples_to_heldout"], 600.0);
+  EXPECT_EQ(seq["runs"][0]["seconds_to_heldout"], 4.0);
+  EXPECT_EQ(seq["summary"]["ratio_heldout_steps"], 1.0);
+  EXPECT_NEAR(seq["summary"]["ratio_heldout_samples"].get<double>(), 200.0 / 600.0, 1e-12);
+  // Equal steps (2): version 2 for both. Equal samples (300): ref's first evaluation at
+  // or after 300 samples is version 4 (400 samples), seq's version 2 (600).
+  EXPECT_EQ(r1["heldout_at_steps"], 0.3);
+  EXPECT_EQ(r1["heldout_at_samples"], 0.5);
+  EXPECT_NEAR(seq["runs"][0]["heldout_at_samples"].get<double>(), 0.31, 1e-12);
+  const json& p = seq["summary"]["paired_heldout_at_steps"];
+  EXPECT_EQ(p["n"], 5);
+  EXPECT_NEAR(p["mean"].get<double>(), 0.03, 1e-12);
+  EXPECT_NEAR(p["low"].get<double>(), 0.03 - 0.019632, 1e-5);
+  EXPECT_NEAR(p["high"].get<double>(), 0.03 + 0.019632, 1e-5);
+  EXPECT_NEAR(p["differences"][4].get<double>(), 0.05, 1e-12);
+  // At equal samples seq (0.31..0.35) is below ref (0.5): -0.17 on average.
+  EXPECT_NEAR(seq["summary"]["paired_heldout_at_samples"]["mean"].get<double>(), -0.17, 1e-12);
+  EXPECT_EQ(ref["summary"]["paired_heldout_at_steps"]["mean"], 0.0);
+  // Mean held-out accuracy over steps 0..2: (0.2 + 0.3) / 2 for ref.
+  EXPECT_NEAR(r1["auc_steps"].get<double>(), 0.25, 1e-12);
+  // Over samples 0..300, ref: 0.2 -> 0.3 at 200, then 0.3 -> 0.5 at 400 cut at 300 (0.4).
+  EXPECT_NEAR(r1["auc_samples"].get<double>(), (200 * 0.25 + 100 * 0.35) / 300.0, 1e-12);
+  // One fallback prompt of 32 samples in each step of 300.
+  EXPECT_NEAR(seq["runs"][0]["fallback_share"].get<double>(), 32.0 / 300.0, 1e-12);
+  EXPECT_EQ(r1["fallback_share"], 0.0);
+  const std::string table = compare_table(*c);
+  EXPECT_NE(table.find("equal steps (2)"), std::string::npos) << table;
+  EXPECT_NE(table.find("+0.030 [+0.010, +0.050]"), std::string::npos) << table;
+  EXPECT_NE(table.find("equal samples (300)"), std::string::npos) << table;
+  // The page draws it, with the four axes.
+  const std::string html = report_html(*c);
+  EXPECT_NE(html.find("<table id=\"paired\">"), std::string::npos);
+  EXPECT_NE(html.find("<table id=\"targets\">"), std::string::npos);
+  EXPECT_NE(html.find("id=\"x-steps\" checked>"), std::string::npos);
+}
+
+// A run that trained fewer steps than the step cap has no value at equal steps.
+TEST(CompareCollectTest, ARunShorterThanTheStepCapHasNoEqualStepsValue) {
+  const std::string d = fresh_dir("short");
+  compare_settings s;
+  s.sample_budget = 300;
+  s.equal_steps = 5;  // the run has 4 steps
+  auto r = collect_run(axis_run(d + "/r", 100, 1.0, {0.2, 0.3, 0.5}, 0), s);
+  ASSERT_TRUE(r) << r.err().message;
+  EXPECT_TRUE((*r)["heldout_at_steps"].is_null());
+  EXPECT_TRUE((*r)["auc_steps"].is_null());
+  EXPECT_EQ((*r)["heldout_at_samples"], 0.5);
 }
 
 TEST(CompareCollectTest, AMissingOrMalformedRunFileIsAnErrorNamingIt) {

@@ -148,6 +148,23 @@ std::string svg_at(const std::string& html, size_t i) {
   return html.substr(at, html.find("</svg>", at) - at);
 }
 
+/// The <svg> element whose text holds `title` ("" when none does).
+std::string svg_titled(const std::string& html, const std::string& title) {
+  const size_t t = html.find(title);
+  if (t == std::string::npos) return "";
+  const size_t at = html.rfind("<svg", t);
+  if (at == std::string::npos) return "";
+  return html.substr(at, html.find("</svg>", at) - at);
+}
+
+/// The curves block of one x axis (`<div class="curves on-AXIS"` to its end).
+std::string axis_block(const std::string& html, const std::string& axis) {
+  const size_t at = html.find("<div class=\"curves on-" + axis + "\"");
+  if (at == std::string::npos) return "";
+  const size_t end = html.find("</figure>\n</div>", at);
+  return html.substr(at, end == std::string::npos ? std::string::npos : end - at);
+}
+
 struct xy {
   double x, y;
 };
@@ -236,9 +253,14 @@ TEST(ReportTest, PageHasFourChartsAndNothingExternal) {
   const std::string html = report_html(fixture());
   if (const char* file = std::getenv("ADARL_REPORT_SAMPLE")) std::ofstream(file) << html;
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
-  EXPECT_EQ(count(html, "<svg"), 4u);
-  EXPECT_EQ(count(html, "</svg>"), 4u);
-  EXPECT_EQ(count(html, "stroke-dasharray"), 2u);  // Targets on the first two charts.
+  // Held-out accuracy and real reward against each of 4 axes, zero-gradient fraction,
+  // samples per prompt.
+  EXPECT_EQ(count(html, "<svg"), 10u);
+  EXPECT_EQ(count(html, "</svg>"), 10u);
+  // A target line on the accuracy and the reward chart of each of the 4 axes (an axis
+  // the fixture lacks, e.g. seconds, still draws its frame and target), none elsewhere.
+  EXPECT_EQ(count(html, "stroke-dasharray"), 8u);
+  EXPECT_EQ(count(svg_titled(html, "Zero-gradient fraction per step"), "stroke-dasharray"), 0u);
   EXPECT_NE(html.find("<table id=\"summary\">"), std::string::npos);
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find(" src="), std::string::npos);
@@ -272,8 +294,10 @@ TEST(ReportTest, DegenerateSeriesGiveFiniteCoordinates) {
   const std::string text = lower(html);
   EXPECT_EQ(text.find("nan"), std::string::npos);
   EXPECT_EQ(text.find("inf"), std::string::npos);
-  EXPECT_EQ(count(html, "<svg"), 4u);
-  EXPECT_EQ(count(svg_at(html, 3), ">no data</text>"), 1u);  // Every bin empty.
+  EXPECT_EQ(count(html, "<svg"), 10u);
+  EXPECT_EQ(count(svg_titled(html, "Samples per prompt against estimated pass rate"),
+                  ">no data</text>"),
+            1u);  // Every bin empty.
   // One x value (zero-gradient chart) or one y value (reward = target) still spans the
   // plot: every point lies inside the frame.
   for (size_t i = 0; i < 3; ++i) {
@@ -352,7 +376,8 @@ TEST(ReportTest, RealRewardIsATrailingMeanOverFiveSteps) {
                      {"cumulative_samples", 64 * (k + 1)},
                      {"real_reward", k < 5 ? 0.0 : 1.0},
                      {"zero_gradient_fraction", 0.1}});
-  const auto lines = polylines(svg_at(report_html(j), 1));
+  const auto lines =
+      polylines(svg_titled(report_html(j), "Real reward (mean of 5 steps) against samples"));
   ASSERT_FALSE(lines.empty());
   const auto& r = lines[0];
   ASSERT_EQ(r.size(), 11u);
@@ -365,7 +390,8 @@ TEST(ReportTest, RealRewardIsATrailingMeanOverFiveSteps) {
 }
 
 TEST(ReportTest, SamplesPerPromptPoolsRunsAndSkipsEmptyBins) {
-  const std::string svg = svg_at(report_html(fixture()), 3);
+  const std::string svg =
+      svg_titled(report_html(fixture()), "Samples per prompt against estimated pass rate");
   const auto lines = polylines(svg);
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0].size(), 3u);  // grpo-n4: bins 1, 2 and 9.
@@ -393,7 +419,7 @@ TEST(ReportTest, NullTargetsDrawNoTargetLine) {
       html.find(
           "Target held-out accuracy (greedy): none set; target real reward: none set."),
       std::string::npos);
-  EXPECT_EQ(count(html, "<svg"), 4u);
+  EXPECT_EQ(count(html, "<svg"), 10u);
 }
 
 TEST(ReportTest, NullMetricValuesAreLeftOutOfCurves) {
@@ -404,6 +430,87 @@ TEST(ReportTest, NullMetricValuesAreLeftOutOfCurves) {
   ASSERT_EQ(lines.size(), 4u);
   EXPECT_EQ(lines[0].size(), 4u);
   EXPECT_EQ(cells(report_html(j)).at("grpo-n4.runs.0.final_accuracy"), "-");
+}
+
+// The reader picks the x axis of the curves: four radio buttons, one block of charts per
+// axis, CSS that shows the block of the checked button; steps first in the equal-steps
+// protocol, samples otherwise.
+TEST(ReportTest, CurvesCanBeReadAgainstStepsSamplesTokensOrSeconds) {
+  json j = fixture();
+  std::string html = report_html(j);
+  for (const std::string axis : {"steps", "samples", "tokens", "seconds"}) {
+    EXPECT_EQ(count(html, "<input type=\"radio\" name=\"x-axis\" id=\"x-" + axis + "\""), 1u)
+        << axis;
+    EXPECT_EQ(count(html, "<div class=\"curves on-" + axis + "\""), 1u) << axis;
+    EXPECT_NE(html.find("#x-" + axis + ":checked~.on-" + axis), std::string::npos) << axis;
+    const std::string block = axis_block(html, axis);
+    EXPECT_NE(block.find("Held-out accuracy (greedy) against " + axis), std::string::npos)
+        << axis;
+    EXPECT_NE(block.find("Real reward (mean of 5 steps) against " + axis), std::string::npos)
+        << axis;
+  }
+  EXPECT_EQ(count(html, " checked>"), 1u);
+  EXPECT_NE(html.find("id=\"x-samples\" checked>"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  j["equal_steps"] = 10;
+  html = report_html(j);
+  EXPECT_EQ(count(html, " checked>"), 1u);
+  EXPECT_NE(html.find("id=\"x-steps\" checked>"), std::string::npos);
+}
+
+// Each axis places the same evaluations at its own x: equal steps apart, seconds that
+// jump between the first and the second evaluation.
+TEST(ReportTest, EachAxisUsesItsOwnX) {
+  json j = fixture();
+  const double seconds[] = {0, 1, 30, 31, 32};
+  for (auto& st : j["strategies"])
+    for (auto& r : st["runs"]) {
+      auto& evals = r["evals"];
+      for (size_t v = 0; v < evals.size(); ++v) {
+        evals[v]["step"] = 2 * v;
+        evals[v]["seconds"] = seconds[v];
+      }
+    }
+  const std::string html = report_html(j);
+  const auto by_steps = polylines(svg_titled(html, "Held-out accuracy (greedy) against steps"));
+  const auto by_seconds =
+      polylines(svg_titled(html, "Held-out accuracy (greedy) against seconds"));
+  ASSERT_EQ(by_steps.size(), 4u);
+  ASSERT_EQ(by_seconds.size(), 4u);
+  const auto& a = by_steps[0];
+  const auto& b = by_seconds[0];
+  ASSERT_EQ(a.size(), 5u);
+  ASSERT_EQ(b.size(), 5u);
+  EXPECT_NEAR(a[1].x - a[0].x, a[2].x - a[1].x, 0.5);      // steps 0, 2, 4: even
+  EXPECT_GT(b[2].x - b[1].x, 10 * (b[1].x - b[0].x));      // seconds 0, 1, 30
+  EXPECT_NEAR(a[2].y, b[2].y, 1e-9);                        // the same accuracies
+  EXPECT_THROW(accuracy_svg(j, "minutes"), std::invalid_argument);
+  EXPECT_EQ(polylines(accuracy_svg(j, "seconds"))[0].size(), 5u);
+}
+
+// With the equal-steps protocol's keys, the paired table shows each strategy's
+// held-out accuracy at the step cap and at the budget, and its difference from the
+// baseline on the same seeds with the 95% interval; without them there is no table.
+TEST(ReportTest, PairedTableShowsTheMeanDifferenceAndItsInterval) {
+  json j = fixture();
+  EXPECT_EQ(report_html(j).find("<table id=\"paired\">"), std::string::npos);
+  j["equal_steps"] = 250;
+  auto& sum = j["strategies"][1]["summary"];
+  sum["heldout_at_steps"] = stat(0.455, 0.41, 0.5);
+  sum["paired_heldout_at_steps"] = {{"mean", 0.03}, {"low", 0.0103676}, {"high", 0.0496324},
+                                     {"n", 5}};
+  sum["paired_heldout_at_samples"] = {{"mean", -0.012}, {"low", -0.04}, {"high", 0.016},
+                                       {"n", 5}};
+  const std::string html = report_html(j);
+  EXPECT_NE(html.find("<table id=\"paired\">"), std::string::npos);
+  EXPECT_NE(html.find("held-out at 250 steps"), std::string::npos);
+  const auto c = cells(html);
+  EXPECT_EQ(c.at(ada_key + ".paired_heldout_at_steps.mean"), "+0.030");
+  EXPECT_EQ(c.at(ada_key + ".paired_heldout_at_steps.low"), "+0.010");
+  EXPECT_EQ(c.at(ada_key + ".paired_heldout_at_steps.high"), "+0.050");
+  EXPECT_EQ(c.at(ada_key + ".paired_heldout_at_samples.mean"), "-0.012");
+  EXPECT_EQ(c.at(ada_key + ".heldout_at_steps.median"), "0.455");
+  EXPECT_EQ(c.at("grpo-n4.paired_heldout_at_steps.mean"), "-");
 }
 
 TEST(ReportTest, MalformedInputThrowsNamingTheKeyPath) {

@@ -1,0 +1,292 @@
+#include "cli/task_select_run.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "algorithms/random_keys.hpp"
+#include "cli/run_engines.hpp"
+#include "cli/run_tasks.hpp"
+#include "config/config_reader.hpp"
+#include "config/pipeline_reader.hpp"
+#include "pipelines/pipeline.hpp"
+#include "runtime/interrupt.hpp"
+
+namespace adarl {
+
+namespace {
+
+/// Catches the first evaluation (version 0: the pool's measurement) as it is written.
+class first_eval : public run_observer {
+ public:
+  void on_step(const nlohmann::json&) override {}
+  void on_tracker(const tracker_status&) override {}
+  void on_eval(const eval_report& r) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (r.version != 0 || done_) return;
+    rates_ = r.prompt_sampled;
+    done_ = true;
+  }
+  bool done() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return done_;
+  }
+  std::vector<float> rates() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return rates_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  bool done_ = false;
+  std::vector<float> rates_;
+};
+
+/// Hashes a file's bytes into `h`; false when it cannot be read.
+bool hash_file(const std::string& file, uint64_t& h) {
+  std::ifstream f(file, std::ios::binary);
+  if (!f) return false;
+  std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  h = mix_keys(mix_keys(h, uint64_t(std::hash<std::string>{}(bytes))), uint64_t(bytes.size()));
+  return true;
+}
+
+std::string sampling_text(const pipeline_config& c) {
+  std::ostringstream s;
+  s << c.sampling.temperature << ' ' << c.sampling.top_p << ' ' << c.sampling.max_new_tokens
+    << ' ' << c.tasks.prompt_format << ' ' << c.seed << ' ' << c.policy.model.max_len;
+  return s.str();
+}
+
+/// The pool's k-sample measurement: an evaluation of version 0 over the pool (held-out
+/// part of the table), stopped as soon as it is written.
+result<std::vector<uint32_t>> measure(const pipeline_config& c, const select_job& job,
+                                      const std::string& scratch, std::ostream& log) {
+  pipeline_config e = c;
+  e.eval.greedy = false;
+  e.eval.samples = job.window.k;
+  e.eval.every = 0;
+  e.eval.every_samples = 0;
+  e.tracker.steps = 1;
+  e.tracker.sample_budget = 0;
+  e.tracker.prompts_per_step = 1;
+  e.tracker.strategy = strategy_config{};
+  e.tracker.strategy.kind = strategy_kind::grpo;
+  e.tracker.strategy.uniform.group_size = 2;  // the one training step is a formality
+  e.out = scratch;
+  e.progress = false;
+  e.effective.clear();
+  e.learner.checkpoint_every = 0;
+  e.metrics.listen.clear();
+  auto table = make_run_prompts(e, {job.pool.front()}, job.pool);
+  if (!table) return table.err();
+  engine_factories engines = e.policy.kind == policy_kind::simulated
+                                 ? sim_factories(e, *table)
+                                 : torch_factories(e, job.policy);
+  auto seen = std::make_shared<first_eval>();
+  std::atomic<bool> stop{false}, finished{false};
+  bool interrupted = false;
+  result<run_outcome> r = error{"not run"};
+  {
+    sigint_guard guard;
+    // Stops the run once the measurement is written (or on Ctrl-C).
+    std::thread watch([&] {
+      while (!finished.load()) {
+        if (seen->done() || sigint_guard::flag().load()) {
+          interrupted = !seen->done();
+          stop = true;
+          return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    });
+    run_options o;
+    o.stop = &stop;
+    o.observer = seen;
+    o.log = &log;
+    r = run_pipeline(e, *table, engines, o);
+    finished = true;
+    watch.join();
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(scratch, ec);
+  if (!r) return r.err();
+  if (interrupted) return error{"stopped (Ctrl-C) before the measurement was complete"};
+  const auto rates = seen->rates();
+  if (rates.size() != job.pool.size())
+    return error{"the measurement covered " + std::to_string(rates.size()) + " of " +
+                 std::to_string(job.pool.size()) + " prompts"};
+  std::vector<uint32_t> correct;
+  for (float x : rates) correct.push_back(correct_of(x, job.window.k));
+  return correct;
+}
+
+}  // namespace
+
+result<std::string> policy_identity(const std::string& checkpoint) {
+  uint64_t h = 0x5e1ec7ull;
+  for (const char* f : {"meta.json", "model.bin"})
+    if (!hash_file(checkpoint + "/" + f, h))
+      return error{checkpoint + "/" + f + ": cannot read the policy's checkpoint"};
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return std::string(buf);
+}
+
+result<selection> select_prompts(const pipeline_config& c, const select_job& job,
+                                 std::ostream& log) {
+  if (auto bad = check_window(job.window); !bad.empty()) return error{bad};
+  if (job.pool.empty()) return error{"the pool holds no prompts"};
+  std::string identity;
+  if (c.policy.kind == policy_kind::transformer) {
+    auto id = policy_identity(job.policy);
+    if (!id) return id.err();
+    identity = "transformer:" + *id;
+  } else if (c.policy.kind == policy_kind::hf) {
+    identity = "hf:" + c.policy.hf_path;
+  } else {
+    std::ostringstream s;
+    s << "simulated:" << c.policy.sim.mean_logit << ' ' << c.policy.sim.sd_logit;
+    identity = s.str();
+  }
+  select_pool pool = job.describe;
+  pool.sampling = sampling_text(c);
+  const std::string key = select_cache_key(identity, pool, job.window);
+  const std::string dir = job.cache_root.empty() ? "" : job.cache_root + "/" + key;
+  if (!dir.empty() && std::filesystem::exists(dir + "/selection.json")) {
+    auto cached = read_selection_cache(dir);
+    if (cached) {
+      log << "select: " << pool.split << " prompts from the cache " << dir << "\n";
+      return cached;
+    }
+    log << "select: the cache entry is unusable (" << cached.err().message << "); measuring again\n";
+  }
+  log << "select: " << job.pool.size() << " " << pool.split << " prompts x " << job.window.k
+      << " samples" << (dir.empty() ? "" : ", cached in " + dir) << "\n";
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string scratch =
+      (dir.empty() ? std::filesystem::temp_directory_path().string() + "/adarl-select-" + key
+                   : dir) + "/measure.tmp";
+  auto correct = measure(c, job, scratch, log);
+  if (!correct) return correct.err();
+  auto s = select_in_window(job.pool, *correct, job.window);
+  log << "select: measured in "
+      << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s\n";
+  if (!dir.empty())
+    if (auto ok = write_selection_cache(dir, s); !ok) return ok.err();
+  return s;
+}
+
+namespace {
+
+struct select_args {
+  std::string file;
+  std::vector<std::string> overrides;
+  std::string out, checkpoint, split = "train";
+  uint32_t pool = 2000, count = 0;
+  select_window window;
+  bool no_cache = false;
+};
+
+/// The pipeline document of CONFIG (a compare config's `compare:` section is ignored).
+result<pipeline_config> read_config(const select_args& a) {
+  auto loaded = load_yaml_file(a.file);
+  if (!loaded) return loaded.err();
+  YAML::Node root = *loaded;
+  if (auto ok = apply_overrides(root, a.overrides, a.file); !ok) return ok.err();
+  if (!root.IsMap()) return error{a.file + ": expected a mapping at the top level"};
+  root.remove("compare");
+  return read_pipeline_config(root, a.file, std::filesystem::path(a.file).stem().string());
+}
+
+int select_command(const select_args& a) {
+  if (a.out.empty()) {
+    std::cerr << "adarl tasks select: --out is required (the JSONL file of selected prompts)\n";
+    return 2;
+  }
+  if (a.split != "train" && a.split != "held-out") {
+    std::cerr << "adarl tasks select: --split: expected train or held-out, got \"" << a.split
+              << "\"\n";
+    return 2;
+  }
+  if (auto bad = check_window(a.window); !bad.empty()) {
+    std::cerr << "adarl tasks select: " << bad << "\n";
+    return 2;
+  }
+  auto c = read_config(a);
+  if (!c) {
+    std::cerr << c.err().message << "\n";
+    return 2;
+  }
+  const bool train = a.split == "train";
+  auto items = load_run_items(*c, train ? a.pool : 1, train ? 1 : a.pool);
+  if (!items) {
+    std::cerr << a.file << ": " << items.err().message << "\n";
+    return 2;
+  }
+  select_job job;
+  job.pool = train ? items->train : items->held_out;
+  job.window = a.window;
+  job.cache_root = a.no_cache ? "" : "runs/select-cache";
+  job.describe = {c->tasks.dataset.empty() ? c->tasks.suite : c->tasks.dataset, a.split,
+                  train ? c->seed : held_out_key, uint32_t(job.pool.size()),
+                  c->tasks.difficulty_mix, ""};
+  if (c->policy.kind == policy_kind::transformer) {
+    if (!a.checkpoint.empty()) {
+      job.policy = a.checkpoint;
+    } else {
+      auto base = base_checkpoint(*c, std::cout);
+      if (!base) {
+        std::cerr << "adarl tasks select: warm start: " << base.err().message << "\n";
+        return 1;
+      }
+      job.policy = *base;
+    }
+  }
+  auto s = select_prompts(*c, job, std::cout);
+  if (!s) {
+    std::cerr << "adarl tasks select: " << s.err().message << "\n";
+    return 1;
+  }
+  if (a.count && s->kept.size() > a.count) s->kept.resize(a.count);
+  std::cout << histogram_text(s->histogram, s->window);
+  if (auto ok = write_selected(a.out, *s); !ok) {
+    std::cerr << "adarl tasks select: " << ok.err().message << "\n";
+    return 1;
+  }
+  std::cout << "wrote " << s->kept.size() << " prompts to " << a.out << "\n";
+  return 0;
+}
+
+}  // namespace
+
+void add_tasks_select_command(CLI::App& tasks, int& exit_code) {
+  auto a = std::make_shared<select_args>();
+  auto* cmd = tasks.add_subcommand(
+      "select", "Keep the prompts a policy solves sometimes: K samples each, a window of correct");
+  cmd->add_option("config", a->file, "pipeline or compare YAML: tasks, model, sampling")
+      ->required();
+  cmd->add_option("overrides", a->overrides, "key.path=value overrides");
+  cmd->add_option("--out", a->out, "JSONL file of the selected prompts (written atomically)");
+  cmd->add_option("--checkpoint", a->checkpoint,
+                  "policy checkpoint (default: model.base_checkpoint, else the SFT base)");
+  cmd->add_option("--split", a->split, "train (default) or held-out: which pool");
+  cmd->add_option("--pool", a->pool, "candidate prompts (default 2000)")->check(CLI::PositiveNumber);
+  cmd->add_option("--count", a->count, "keep at most this many (default: all in the window)");
+  cmd->add_option("--k", a->window.k, "samples per prompt (default 16)");
+  cmd->add_option("--min-correct", a->window.min_correct, "fewest correct to keep (default 1)");
+  cmd->add_option("--max-correct", a->window.max_correct, "most correct to keep (default 5)");
+  cmd->add_flag("--no-cache", a->no_cache, "measure again, write no cache entry");
+  cmd->callback([&exit_code, a] { exit_code = select_command(*a); });
+}
+
+}  // namespace adarl

@@ -1,0 +1,394 @@
+#include "pipelines/pipeline_handle.hpp"
+
+#include <caf/all.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <ostream>
+
+#include <nlohmann/json.hpp>
+#include <spdlog/logger.h>
+
+#include "actors/clock.hpp"
+#include "actors/evaluator.hpp"
+#include "actors/generator.hpp"
+#include "actors/learner.hpp"
+#include "actors/metrics_sink.hpp"
+#include "actors/tracker.hpp"
+#include "actors/verifier.hpp"
+#include "tasks/atomic_file.hpp"
+
+namespace adarl {
+
+namespace {
+
+/// The run's effective config as JSON (config.json in the run and each checkpoint).
+std::string config_json(const pipeline_config& c) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [key, value] : c.effective) j[key] = value;
+  return nlohmann::json{{"format", "adarl-config-1"}, {"values", std::move(j)}}.dump(1) + "\n";
+}
+
+/// The supervisor's view of the run: which actor is which, and the stall watchdog.
+struct run_watch {
+  std::map<caf::actor_addr, std::string> names;  ///< Monitored actors.
+  steady_clock::time_point last_progress = steady_clock::now();
+  steady_clock::time_point last_status = steady_clock::now();
+  tracker_status seen;
+  bool training = false;  ///< The learner is inside an optimizer step.
+
+  template <class Handle>
+  void watch(caf::scoped_actor& self, const Handle& h, std::string name) {
+    self->monitor(h);
+    names[caf::actor_cast<caf::actor_addr>(h)] = std::move(name);
+  }
+  void progressed() { last_progress = steady_clock::now(); }
+  /// Records a tracker status; true when it shows progress since the last one.
+  bool update(const tracker_status& s) {
+    const bool moved = s.results != seen.results || s.learner_version != seen.learner_version ||
+                       s.generated_through != seen.generated_through;
+    seen = s;
+    if (moved) progressed();
+    return moved;
+  }
+};
+
+}  // namespace
+
+/// Everything a running pipeline holds: its actors, its supervisor (a scoped actor the
+/// actors report to) and how it ended.
+struct pipeline_handle::impl {
+  impl(caf::actor_system& s, const pipeline_config& c, run_options o)
+      : sys(s), config(c), options(std::move(o)), self(s) {}
+
+  caf::actor_system& sys;
+  const pipeline_config config;
+  const run_options options;
+  caf::scoped_actor self;
+  logger_ptr run_log;
+  logger_ptr log;
+  run_watch watch;
+  metrics_actor metrics;
+  tracker_actor tracker;
+  std::vector<verifier_actor> verifiers;  ///< Local ones (adarl's or the caller's).
+  std::vector<generator_actor> generators;
+  evaluator_actor evaluator;
+  learner_actor learner;
+  std::unique_ptr<cluster_parts> cluster;
+  std::atomic<bool> stop_requested{false};
+  std::optional<result<run_outcome>> outcome;  ///< Set once wait() returned.
+
+  /// A line for the user on options.log, also in the run's log file.
+  void say(const std::string& line) const {
+    if (options.log) *options.log << line << std::endl;
+    log->info("{}", line);
+  }
+  /// Ends every actor spawned so far (and the cluster parts): a failed start or the end.
+  void stop_actors() {
+    if (cluster) cluster->close();
+    cluster.reset();
+    for (const auto& g : generators) self->send_exit(g, caf::exit_reason::user_shutdown);
+    for (const auto& v : verifiers) self->send_exit(v, caf::exit_reason::user_shutdown);
+    for (const auto& a : {caf::actor_cast<caf::actor>(learner), caf::actor_cast<caf::actor>(evaluator),
+                          caf::actor_cast<caf::actor>(tracker), caf::actor_cast<caf::actor>(metrics)})
+      if (a) self->send_exit(a, caf::exit_reason::user_shutdown);
+  }
+  result<bool> start(prompt_table_ptr prompts, pipeline_components parts);
+  result<run_outcome> supervise();
+};
+
+result<bool> pipeline_handle::impl::start(prompt_table_ptr prompts, pipeline_components parts) {
+  const auto& c = config;
+  const auto& o = options;
+  std::optional<tracker_state> restored;
+  uint64_t resumed_version = 0;
+  if (!o.resume_from.empty()) {
+    auto m = read_manifest(o.resume_from);
+    if (!m) return m.err();
+    auto s = load_tracker_state(o.resume_from + "/tracker.json");
+    if (!s) return s.err();
+    if (int64_t(s->next_step) != m->through + 1)
+      return error{o.resume_from + ": tracker.json continues at step " +
+                   std::to_string(s->next_step) + ", the manifest carries steps through " +
+                   std::to_string(m->through)};
+    restored = std::move(*s);
+    resumed_version = m->version;
+  }
+  if (!parts.engines.generator || !parts.engines.learner) {
+    if (c.policy.kind != policy_kind::simulated)
+      return error{"model.kind: only the simulated policy has engines in libadarl; pass "
+                   "yours in pipeline_components::engines"};
+    auto sim = sim_factories(c, prompts);
+    if (!parts.engines.generator) parts.engines.generator = sim.generator;
+    if (!parts.engines.learner) parts.engines.learner = sim.learner;
+  }
+  auto tok = tokenizer::from_charset(tokenizer::default_charset());
+  if (!tok) return tok.err();
+  auto registry = parts.verifiers ? parts.verifiers
+                                  : std::make_shared<const verifier_registry>(
+                                        verifier_registry::with_builtins());
+  auto shared_tok = std::make_shared<const tokenizer>(*tok);
+  const caf::actor supervisor = caf::actor_cast<caf::actor>(self);
+  run_log = o.logger ? o.logger : stream_log(o.log);
+  log = component_log(run_log, "run");
+
+  metrics_totals totals;
+  if (restored) {
+    auto t = resume_metrics(c.out, resumed_version);
+    if (!t) return t.err();
+    totals = *t;
+  }
+  const std::string config_text = config_json(c);
+  std::error_code ec;
+  std::filesystem::create_directories(c.out, ec);
+  if (ec) return error{c.out + ": cannot create the output directory: " + ec.message()};
+  if (!c.effective.empty())
+    if (auto ok = write_file_atomic(c.out + "/config.json", config_text); !ok) return ok.err();
+  metrics = spawn_metrics(sys, {c.out, c.tracker.steps, c.progress,
+                                /*append=*/restored.has_value(), totals, o.observer, run_log});
+  watch.watch(self, metrics, "metrics");
+  tracker_setup ts;
+  ts.core = c.tracker;
+  ts.core.lag.floor_version = resumed_version;  // older weights are gone
+  ts.prompts = prompts;
+  ts.eval_greedy = c.eval.greedy;
+  ts.eval_samples = c.eval.samples;
+  ts.restore = restored;
+  ts.log = run_log;
+  tracker = spawn_tracker(sys, ts);
+  watch.watch(self, tracker, "tracker");
+  for (uint32_t i = 0; i < c.actors.verifiers; ++i) {
+    if (parts.verifier_actors) {
+      auto v = parts.verifier_actors({&sys, i, prompts, tracker, registry});
+      if (!v) {
+        stop_actors();
+        return error{"verifier " + std::to_string(i) + ": " + v.err().message};
+      }
+      verifiers.push_back(*v);
+    } else {
+      verifiers.push_back(spawn_verifier(sys, {prompts, registry, shared_tok, tracker}));
+    }
+    watch.watch(self, verifiers.back(), "verifier " + std::to_string(i));
+  }
+  // Parts outside this process (remote workers): they may put hubs in front of the
+  // local verifiers and add generators.
+  cluster = o.cluster ? o.cluster() : nullptr;
+  cluster_context cc;
+  cc.sys = &sys;
+  cc.config = &c;
+  cc.prompts = prompts;
+  cc.tracker = tracker;
+  cc.metrics = metrics;
+  cc.warn = [supervisor](const std::string& w) { caf::anon_send(supervisor, w); };
+  cc.note = [l = run_log](const std::string& line) { log_note(l, line); };
+  cc.say = [this](const std::string& line) { say(line); };
+  std::vector<verifier_actor> scorers = verifiers;
+  if (cluster) {
+    auto s = cluster->scorers(cc, verifiers);
+    if (!s) {
+      stop_actors();
+      return s.err();
+    }
+    scorers = std::move(*s);
+    for (const auto& v : scorers)
+      if (std::find(verifiers.begin(), verifiers.end(), v) == verifiers.end())
+        watch.watch(self, v, "remote verifier hub");
+  }
+  for (uint32_t i = 0; i < c.actors.generators; ++i) {
+    generator_setup gs;
+    gs.index = i;
+    gs.make_engine = [f = parts.engines.generator, i] { return f(i); };
+    gs.prompts = prompts;
+    gs.tracker = tracker;
+    gs.verifiers = scorers;
+    gs.metrics = metrics;
+    gs.supervisor = supervisor;
+    gs.log = run_log;
+    generators.push_back(spawn_generator(sys, std::move(gs)));
+    watch.watch(self, generators.back(), "generator " + std::to_string(i));
+  }
+  if (cluster) {
+    auto remote = cluster->generators(cc, scorers);
+    if (!remote) {
+      stop_actors();
+      return remote.err();
+    }
+    for (const auto& g : *remote) {
+      generators.push_back(g);  // the learner's weights reach the remote workers through it
+      watch.watch(self, g, "remote generator hub");
+    }
+  }
+  evaluator = spawn_evaluator(sys, {prompts, c.eval.greedy, c.eval.samples, tracker, metrics});
+  watch.watch(self, evaluator, "evaluator");
+  learner_setup ls;
+  ls.make_engine = parts.engines.learner;
+  ls.prompts = prompts;
+  ls.tracker = tracker;
+  ls.generators = generators;
+  ls.evaluator = evaluator;
+  ls.metrics = metrics;
+  ls.supervisor = supervisor;
+  ls.steps = c.tracker.steps;
+  ls.sample_budget = c.tracker.sample_budget;
+  ls.samples_before = totals.samples;
+  ls.last_step_samples = totals.last_step_samples;
+  ls.evaluated = totals.evaluated;
+  ls.checkpoint_every = c.learner.checkpoint_every;
+  ls.eval_every = c.eval.every;
+  ls.eval_every_samples = c.eval.every_samples;
+  ls.exact_lag = c.tracker.lag.exact;
+  ls.max_lag = c.tracker.lag.max_lag;
+  ls.checkpoint_dir = c.out + "/checkpoints";
+  ls.resume_from = o.resume_from;
+  if (!c.effective.empty()) ls.config_json = config_text;
+  ls.log = run_log;
+  learner = spawn_learner(sys, std::move(ls));
+  watch.watch(self, learner, "learner");
+  self->send(tracker, start_atom::value, learner, evaluator);
+  return true;
+}
+
+result<run_outcome> pipeline_handle::impl::supervise() {
+  const auto& c = config;
+  run_outcome out;
+  std::optional<std::string> fatal;
+  uint32_t failed_generators = 0;
+  bool running = true;
+  bool learner_alive = true;
+  // Asks the learner for a last checkpoint (stop_atom); false when it cannot.
+  auto last_checkpoint = [&](std::chrono::seconds patience) {
+    if (!learner_alive) return false;
+    bool ok = false;
+    self->request(learner, patience, stop_atom::value)
+        .receive([&](uint64_t v) { out.version = v; ok = true; },
+                 [&](caf::error&) {});
+    return ok;
+  };
+  const auto stall = std::chrono::duration<double>(c.stall_seconds);
+  while (running) {
+    self->receive(
+        [&](done_atom, uint64_t version) {
+          out.version = version;
+          running = false;
+        },
+        [&](stop_atom, const std::string& what) {
+          fatal = what;
+          running = false;
+        },
+        [&](progress_atom, uint64_t, bool training) {
+          watch.training = training;
+          watch.progressed();
+        },
+        [&](caf::down_msg& dm) {
+          auto it = watch.names.find(dm.source);
+          const std::string name = it == watch.names.end() ? "an actor" : it->second;
+          if (name == "learner") learner_alive = false;
+          if (name.rfind("generator ", 0) == 0 && !dm.reason) return;  // its engine failed: warned
+          fatal = name + " stopped: " +
+                  (dm.reason ? sys.render(dm.reason) : std::string("it quit unexpectedly"));
+          running = false;
+        },
+        [&](const std::string& warning) {
+          ++out.warnings;
+          log_warning(run_log, warning);
+          if (warning.rfind("generator ", 0) == 0 &&
+              warning.find("cannot load weights") == std::string::npos &&
+              ++failed_generators == c.actors.generators) {
+            fatal = "every generator failed; the last: " + warning;
+            running = false;
+          }
+        },
+        caf::after(std::chrono::milliseconds(100)) >> [] {});
+    if (!running) break;
+    if (stop_requested.load() || (options.stop && options.stop->load())) {
+      say("stopping: draining the learner and writing a checkpoint");
+      if (!last_checkpoint(std::chrono::seconds(3600))) fatal = "stop: the learner did not answer";
+      out.interrupted = true;
+      break;
+    }
+    // The stall watchdog: the tracker's counters, polled about once a second.
+    const auto now = steady_clock::now();
+    if (now - watch.last_status < std::chrono::seconds(1)) continue;
+    watch.last_status = now;
+    self->request(tracker, std::chrono::seconds(10), status_atom::value)
+        .receive(
+            [&](tracker_status& s) {
+              watch.update(s);
+              if (options.observer) options.observer->on_tracker(s);
+            },
+            [&](caf::error&) {});
+    if (watch.training || now - watch.last_progress < stall) continue;
+    std::string learner_says = "the learner did not answer";
+    self->request(learner, std::chrono::seconds(10), status_atom::value)
+        .receive([&](std::string& s) { learner_says = s; }, [&](caf::error&) {});
+    char secs[32];
+    std::snprintf(secs, sizeof secs, "%.0f", c.stall_seconds);
+    fatal = std::string("no progress for ") + secs + " s (stall_seconds): " +
+            (watch.seen.waiting.empty() ? "the tracker has nothing left to generate"
+                                        : watch.seen.waiting) +
+            "; " + learner_says + "; " + std::to_string(watch.seen.in_flight) +
+            " orders in flight, " + std::to_string(watch.seen.queued) +
+            " evaluation orders queued";
+    break;
+  }
+  if (fatal && !out.interrupted && learner_alive) {
+    // Keep what was learned: a checkpoint of the last completed step, when possible.
+    if (last_checkpoint(std::chrono::seconds(120)))
+      *fatal += " (checkpoint " + c.out + "/checkpoints/" + checkpoint_name(out.version) +
+                " written)";
+  }
+  self->request(metrics, std::chrono::seconds(30), flush_atom::value)
+      .receive([](bool) {}, [](caf::error&) {});
+  if (cluster)
+    for (const auto& line : cluster->close()) say(line);
+  cluster.reset();
+  stop_actors();
+  if (fatal) return error{*fatal};
+  out.checkpoint = c.out + "/checkpoints/" + checkpoint_name(out.version);
+  return out;
+}
+
+pipeline_handle::pipeline_handle(std::unique_ptr<impl> state) : impl_(std::move(state)) {}
+
+pipeline_handle::~pipeline_handle() {
+  if (impl_->outcome) return;
+  stop();
+  wait();
+}
+
+result<run_outcome> pipeline_handle::wait() {
+  if (!impl_->outcome) impl_->outcome = impl_->supervise();
+  return *impl_->outcome;
+}
+
+void pipeline_handle::stop() { impl_->stop_requested = true; }
+
+result<std::string> pipeline_handle::checkpoint(std::chrono::seconds timeout) {
+  caf::scoped_actor asker{impl_->sys};
+  result<std::string> got = error{"the learner did not answer"};
+  asker->request(impl_->learner, timeout, save_atom::value)
+      .receive(
+          [&](uint64_t v) { got = impl_->config.out + "/checkpoints/" + checkpoint_name(v); },
+          [&](caf::error& e) { got = error{"checkpoint: " + impl_->sys.render(e)}; });
+  return got;
+}
+
+tracker_actor pipeline_handle::tracker() const { return impl_->tracker; }
+learner_actor pipeline_handle::learner() const { return impl_->learner; }
+metrics_actor pipeline_handle::metrics() const { return impl_->metrics; }
+
+result<std::unique_ptr<pipeline_handle>> start_pipeline(caf::actor_system& sys,
+                                                        const pipeline_config& config,
+                                                        prompt_table_ptr prompts,
+                                                        pipeline_components components,
+                                                        run_options options) {
+  auto state = std::make_unique<pipeline_handle::impl>(sys, config, std::move(options));
+  if (auto ok = state->start(std::move(prompts), std::move(components)); !ok) return ok.err();
+  return std::make_unique<pipeline_handle>(std::move(state));
+}
+
+}  // namespace adarl
