@@ -175,14 +175,21 @@ class generator_hub_io {
     std::error_code ec;
     fs::create_directories(setup_.weights_path, ec);
     if (auto ok = write_file_atomic(v.path, bytes); !ok) return ok;
-    // Keep the newest three versions (a worker may still be reading the previous one).
-    std::vector<std::string> old;
+    // Keep this version and the two before it (a worker may still be reading one of
+    // them); remove older ones and any numbered above this one (left by an earlier run
+    // in the same directory, or by this run before a resume from an earlier checkpoint).
+    // Names are zero-padded to one length, so they sort as their versions.
+    const std::string current = name;
+    std::vector<std::string> before;
     for (const auto& e : fs::directory_iterator(setup_.weights_path, ec)) {
       const auto f = e.path().filename().string();
-      if (f.rfind("weights-v", 0) == 0 && f.size() == std::string(name).size()) old.push_back(f);
+      if (f.rfind("weights-v", 0) != 0 || f.size() != current.size() || f == current) continue;
+      if (f > current) fs::remove(e.path(), ec);
+      else before.push_back(f);
     }
-    std::sort(old.begin(), old.end());
-    for (size_t i = 0; i + 3 < old.size(); ++i) fs::remove(fs::path(setup_.weights_path) / old[i], ec);
+    std::sort(before.begin(), before.end());
+    for (size_t i = 0; i + 2 < before.size(); ++i)
+      fs::remove(fs::path(setup_.weights_path) / before[i], ec);
     return true;
   }
 

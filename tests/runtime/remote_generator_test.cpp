@@ -9,6 +9,7 @@
 #include <caf/all.hpp>
 #include <xxhash.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -231,6 +232,36 @@ TEST_F(RemoteGeneratorTest, SharedDirectoryVersionsAreFilesTheWorkerChecks) {
   size_t files = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir)) files += e.is_regular_file();
   EXPECT_EQ(files, 3u);
+  hub->close();
+}
+
+TEST_F(RemoteGeneratorTest, FilesOfAnEarlierRunInTheDirectoryNeverTakeTheNewVersionsPlace) {
+  // A directory that an earlier run left versions 1..9 in: this run's version 1 must stay
+  // readable (it was deleted at once as the oldest of the newest three, and every worker
+  // refused it), and the earlier run's files must go.
+  const auto dir = (std::filesystem::temp_directory_path() / "adarl_weights_path_reuse").string();
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  for (int v = 1; v <= 9; ++v) {
+    char name[64];
+    std::snprintf(name, sizeof name, "weights-v%09d.bin", v);
+    std::ofstream(std::filesystem::path(dir) / name) << "an earlier run's bytes";
+  }
+  auto hub = open(4096, 4, dir);
+  ASSERT_TRUE(hub);
+  raw_worker w(hub->endpoint(), "raw");
+  w.hello();
+  hub->publish(pattern(1, 5000));
+  auto m = w.next().first;
+  ASSERT_EQ(m.type, "weights_path");
+  EXPECT_EQ(m.version, 1u);
+  std::ifstream in(m.path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(bytes, *pattern(1, 5000)->to_bytes());
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    names.push_back(e.path().filename().string());
+  EXPECT_EQ(names, std::vector<std::string>{"weights-v000000001.bin"});
   hub->close();
 }
 
