@@ -63,7 +63,7 @@ struct reader {
       return {};
     }
     std::vector<T> v(n);
-    std::memcpy(v.data(), in.data() + at, n * sizeof(T));
+    if (n > 0) std::memcpy(v.data(), in.data() + at, n * sizeof(T));  // data() may be null
     at += n * sizeof(T);
     return v;
   }
