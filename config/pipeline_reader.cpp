@@ -9,7 +9,7 @@
 #include <memory>
 #include <sstream>
 
-#include "runtime/metrics_http.hpp"
+#include "runtime/listen_address.hpp"
 #include "runtime/remote_wire.hpp"
 #include "models/hf_chat_template.hpp"
 #include "models/hf_config.hpp"

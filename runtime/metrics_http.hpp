@@ -11,19 +11,10 @@
 
 #include "actors/run_observer.hpp"
 #include "algorithms/result.hpp"
+#include "runtime/listen_address.hpp"
 #include "runtime/metrics_text.hpp"
 
 namespace adarl {
-
-/// Where to listen: metrics.listen's HOST:PORT.
-struct listen_address {
-  std::string host;  ///< A name or an address; IPv6 without its brackets.
-  int port = 0;      ///< 0 = any free port.
-};
-
-/// Parses "HOST:PORT" ("127.0.0.1:9464", "localhost:0", "[::1]:9464"). An error says
-/// what was expected and quotes `text`. Pure.
-result<listen_address> parse_listen_address(const std::string& text);
 
 class metrics_server;
 
