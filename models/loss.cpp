@@ -9,6 +9,28 @@ loss_result clipped_surrogate(const loss_batch& b, const loss_config& c) {
   return clipped_surrogate_part(b, c, tokens);
 }
 
+micro_batch gather_micro_batch(const std::vector<const train_sample*>& samples, size_t begin,
+                               size_t end) {
+  micro_batch m;
+  size_t cmax = 1;
+  for (size_t i = begin; i < end; ++i) {
+    m.prompts.push_back(samples[i]->prompt);
+    m.completions.push_back(samples[i]->completion);
+    cmax = std::max(cmax, samples[i]->completion.size());
+  }
+  const auto n = int64_t(end - begin);
+  m.old_logp = torch::zeros({n, int64_t(cmax)}, torch::kFloat);
+  m.advantages = torch::zeros({n}, torch::kFloat);
+  auto o = m.old_logp.accessor<float, 2>();
+  auto a = m.advantages.accessor<float, 1>();
+  for (int64_t i = 0; i < n; ++i) {
+    const auto& s = *samples[begin + size_t(i)];
+    for (size_t j = 0; j < s.behaviour_logprobs.size(); ++j) o[i][j] = s.behaviour_logprobs[j];
+    a[i] = s.advantage;
+  }
+  return m;
+}
+
 loss_result clipped_surrogate_part(const loss_batch& b, const loss_config& c,
                                    double batch_tokens) {
   const auto mask = b.mask.to(b.logp.scalar_type());

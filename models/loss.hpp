@@ -3,6 +3,11 @@
 
 #include <torch/torch.h>
 
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "models/engine.hpp"
 #include "models/train_config.hpp"
 
 namespace adarl {
@@ -21,6 +26,17 @@ struct loss_result {
   double clip_fraction = 0;   ///< Share of tokens where the clipped branch was taken.
   double mean_ratio = 0;      ///< Token-mean of the importance ratio.
 };
+
+/// Samples [begin, end) of a learner batch, ready for scoring and the loss: their
+/// prompts and completions, the behaviour log-probs [n, longest completion] (zeros past
+/// each completion) and the advantages [n], on the CPU.
+struct micro_batch {
+  std::vector<std::vector<int32_t>> prompts, completions;
+  torch::Tensor old_logp;
+  torch::Tensor advantages;
+};
+micro_batch gather_micro_batch(const std::vector<const train_sample*>& samples, size_t begin,
+                               size_t end);
 
 /// PPO-style clipped surrogate with clip-higher and dual clip, aggregated as a
 /// token-mean over the whole batch: ratio = exp(clamp(logp - old_logp)); per token

@@ -220,33 +220,17 @@ result<bool> torch_learner::save(const std::string& dir) {
 // batch's token count, so the accumulated gradient is the whole batch's token-mean.
 void torch_learner::accumulate(const std::vector<const train_sample*>& kept, size_t begin,
                                size_t end, double batch_tokens, train_stats& stats) {
-  std::vector<std::vector<int32_t>> prompts, completions;
-  size_t cmax = 1;
-  for (size_t i = begin; i < end; ++i) {
-    prompts.push_back(kept[i]->prompt);
-    completions.push_back(kept[i]->completion);
-    cmax = std::max(cmax, kept[i]->completion.size());
-  }
-  const auto n = int64_t(end - begin);
-  auto old = torch::zeros({n, int64_t(cmax)}, torch::kFloat);
-  auto adv = torch::zeros({n}, torch::kFloat);
-  auto o = old.accessor<float, 2>();
-  auto a = adv.accessor<float, 1>();
-  for (int64_t i = 0; i < n; ++i) {
-    const auto& s = *kept[begin + size_t(i)];
-    for (size_t j = 0; j < s.behaviour_logprobs.size(); ++j) o[i][j] = s.behaviour_logprobs[j];
-    a[i] = s.advantage;
-  }
-  auto scores = score_completions(model_, prompts, completions, config_.temperature);
-  auto part = clipped_surrogate_part(
-      {scores.logp, old.to(device_), adv.to(device_), scores.mask}, config_.loss,
-      batch_tokens);
+  auto mb = gather_micro_batch(kept, begin, end);
+  auto scores = score_completions(model_, mb.prompts, mb.completions, config_.temperature);
+  const loss_batch b{scores.logp, mb.old_logp.to(device_), mb.advantages.to(device_),
+                     scores.mask};
+  auto part = clipped_surrogate_part(b, config_.loss, batch_tokens);
   part.loss.backward();
   stats.loss += part.loss.item<double>();
   stats.clip_fraction += part.clip_fraction;
   stats.mean_ratio += part.mean_ratio;
   double part_tokens = 0;
-  for (const auto& c : completions) part_tokens += double(c.size());
+  for (const auto& c : mb.completions) part_tokens += double(c.size());
   stats.entropy += mean_entropy(scores.logits, scores.mask) * part_tokens / batch_tokens;
 }
 

@@ -474,6 +474,45 @@ result<json> collect_run(const std::string& dir, const compare_settings& s) {
   return run;
 }
 
+namespace {
+
+/// The last evaluation of `run` at or before step `cap`, when the run trained that far
+/// (heldout_at_steps is set); nullptr otherwise.
+const json* eval_at_cap(const json& run, double cap) {
+  if (!run["heldout_at_steps"].is_number()) return nullptr;
+  const json* at = nullptr;
+  for (const auto& e : run["evals"])
+    if (e["step"].get<double>() <= cap) at = &e;
+  return at;
+}
+
+/// How soon `run` reaches the reference's held-out accuracy at the step cap (same
+/// seed): its first evaluation at or before the cap at or above it, that step as a
+/// fraction of the cap, and its samples and seconds there over the reference's at the
+/// cap. null without a reference value; step null when never reached.
+json reach_reference(const json& run, const json* ref, double cap) {
+  const json* goal = ref ? eval_at_cap(*ref, cap) : nullptr;
+  if (!goal || !run["heldout_at_steps"].is_number()) return nullptr;
+  const double target = (*goal)["accuracy"].get<double>();
+  json out = {{"goal", target}, {"step", nullptr}, {"fraction", nullptr},
+              {"samples_ratio", nullptr}, {"seconds_ratio", nullptr}};
+  for (const auto& e : run["evals"]) {
+    if (e["step"].get<double>() > cap || e["accuracy"].get<double>() < target) continue;
+    const auto ratio = [&](const char* key) {
+      const double r = (*goal)[key].get<double>();
+      return r > 0 ? json(e[key].get<double>() / r) : json(nullptr);
+    };
+    out["step"] = e["step"];
+    out["fraction"] = e["step"].get<double>() / cap;
+    out["samples_ratio"] = ratio("cumulative_samples");
+    out["seconds_ratio"] = ratio("seconds");
+    break;
+  }
+  return out;
+}
+
+}  // namespace
+
 result<json> collect_compare(const compare_settings& s, const std::vector<std::string>& strategies,
                              const std::vector<compare_run>& runs) {
   json out;
@@ -559,6 +598,25 @@ result<json> collect_compare(const compare_settings& s, const std::vector<std::s
                                                {"n", p.n},              {"mean", opt(p.mean)},
                                                {"low", opt(p.low)},     {"high", opt(p.high)}};
     }
+    if (s.equal_steps) {
+      const double cap = double(s.equal_steps);
+      std::vector<std::optional<double>> fractions;
+      std::vector<double> samples_ratios, seconds_ratios;
+      for (auto& r : rs) {
+        const json* ref = nullptr;
+        for (const auto& b : baseline_runs)
+          if (b["seed"] == r["seed"]) ref = &b;
+        r["reach_reference"] = reach_reference(r, ref, cap);
+        const json& rr = r["reach_reference"];
+        if (rr.is_null()) continue;
+        fractions.push_back(opt_of(rr["fraction"]));
+        if (auto v = opt_of(rr["samples_ratio"])) samples_ratios.push_back(*v);
+        if (auto v = opt_of(rr["seconds_ratio"])) seconds_ratios.push_back(*v);
+      }
+      summary["reach_reference_fraction"] = summary_json(summarize_reach(fractions), true);
+      summary["reach_reference_samples_ratio"] = summary_json(summarize(samples_ratios), false);
+      summary["reach_reference_seconds_ratio"] = summary_json(summarize(seconds_ratios), false);
+    }
     std::vector<double> finals;
     std::vector<std::vector<double>> per_bucket(difficulty_buckets);
     for (auto& r : rs) {
@@ -599,13 +657,13 @@ std::string num(const json& v, const char* fmt) {
 }
 
 /// "median [min, max] reached/runs" of a reach summary.
-std::string reach_text(const json& s) {
+std::string reach_text(const json& s, const char* fmt = "%.0f") {
   if (!s.is_object()) return std::string("-");
   const std::string counts =
       std::to_string(s.value("reached", 0)) + "/" + std::to_string(s.value("runs", 0));
   if (!s["median"].is_number()) return "never (" + counts + ")";
-  return num(s["median"], "%.0f") + " [" + num(s["min"], "%.0f") + ", " +
-         (s["max"].is_number() ? num(s["max"], "%.0f") : std::string("never")) + "] " + counts;
+  return num(s["median"], fmt) + " [" + num(s["min"], fmt) + ", " +
+         (s["max"].is_number() ? num(s["max"], fmt) : std::string("never")) + "] " + counts;
 }
 
 std::string stat_text(const json& f, const char* fmt) {
@@ -629,15 +687,17 @@ std::string compare_table(const json& c) {
   if (c.contains("equal_steps") && c["equal_steps"].is_number()) {
     out += "equal steps (" + num(c["equal_steps"], "%.0f") + "), held-out vs " +
            c.value("baseline", std::string("?")) + " paired over seeds (mean [95% CI])\n";
-    std::snprintf(line, sizeof line, "%-18s %-24s %-26s %-22s %-22s %-10s\n", "strategy",
-                  "held-out at step", "paired diff", "steps to held-out", "steps to reward",
-                  "seconds");
+    std::snprintf(line, sizeof line, "%-18s %-24s %-26s %-24s %-18s %-22s %-22s %-10s\n",
+                  "strategy", "held-out at step", "paired diff", "steps to ref (fraction)",
+                  "wall-clock there", "steps to held-out", "steps to reward", "seconds");
     out += line;
     for (const auto& st : strategies) {
       const json& s = st["summary"];
-      std::snprintf(line, sizeof line, "%-18s %-24s %-26s %-22s %-22s %-10s\n",
+      std::snprintf(line, sizeof line, "%-18s %-24s %-26s %-24s %-18s %-22s %-22s %-10s\n",
                     st.value("name", "?").c_str(), stat_text(s["heldout_at_steps"], "%.3f").c_str(),
                     paired_text(s["paired_heldout_at_steps"]).c_str(),
+                    reach_text(s["reach_reference_fraction"], "%.2f").c_str(),
+                    stat_text(s["reach_reference_seconds_ratio"], "%.2fx").c_str(),
                     reach_text(s["steps_to_heldout"]).c_str(),
                     reach_text(s["steps_to_reward"]).c_str(),
                     num(s["seconds"]["median"], "%.0f").c_str());

@@ -118,7 +118,12 @@ result<nlohmann::json> collect_run(const std::string& dir, const compare_setting
 /// compare.json from the runs' directories: per run (collect_run), per strategy
 /// summaries over seeds (median, min, max; ratios against the baseline; per-seed paired
 /// differences against the baseline of heldout_at_steps, heldout_at_samples, auc_steps
-/// and auc_samples with their mean and 95% t-interval, `paired_*`), difficulty
+/// and auc_samples with their mean and 95% t-interval, `paired_*`), with equal_steps
+/// how soon each run reaches the baseline's held-out accuracy at the step cap of the
+/// same seed (`reach_reference` per run: the goal, the step of its first evaluation at
+/// or before the cap at or above it, that step over the cap, and its samples and seconds
+/// there over the baseline's at the cap; step null when never reached; summarised as
+/// `reach_reference_fraction`, `_samples_ratio`, `_seconds_ratio`), difficulty
 /// buckets from the base model's held-out pass rates (the version 0 evaluations: sampled
 /// pass rate when eval.samples > 0, greedy otherwise) and final accuracy per bucket.
 /// Runs whose directories cannot be read are errors.

@@ -141,6 +141,10 @@ struct strategy_data {
   std::array<std::optional<reach>, axis_count> to_heldout, to_reward;
   std::optional<stat> at_steps, at_samples, auc_steps, fallback;
   std::optional<paired> paired_steps, paired_samples;
+  /// Steps to the baseline's held-out accuracy at the step cap, as a fraction of the
+  /// cap, and the wall-clock ratio there (compare.json's reach_reference_*).
+  std::optional<reach> reach_ref;
+  std::optional<stat> reach_ref_seconds;
 };
 
 constexpr size_t default_reward_window = 5;  ///< Without "smooth" in the input.
@@ -242,6 +246,8 @@ strategy_data read_strategy(const node& n, size_t buckets, size_t bins) {
   };
   if (auto v = sum.find("paired_heldout_at_steps")) s.paired_steps = read_paired(*v);
   if (auto v = sum.find("paired_heldout_at_samples")) s.paired_samples = read_paired(*v);
+  if (auto v = sum.find("reach_reference_fraction")) s.reach_ref = read_reach(*v);
+  if (auto v = sum.find("reach_reference_seconds_ratio")) s.reach_ref_seconds = read_stat(*v);
   return s;
 }
 
@@ -399,9 +405,10 @@ std::string stat_spans(const std::string& key, const stat& s, Format format,
          span(key + ".max", s.max ? format(*s.max) : "-") + "]</small>";
 }
 
-std::string reach_cell(const std::string& key, const reach& r) {
+std::string reach_cell(const std::string& key, const reach& r, int decimals = 0) {
   const auto count = [](double v) { return fixed(v, 0); };
-  return "<td class=\"num\">" + stat_spans(key, r.s, count, "not reached") + " <small>" +
+  const auto value = [decimals](double v) { return fixed(v, decimals); };
+  return "<td class=\"num\">" + stat_spans(key, r.s, value, "not reached") + " <small>" +
          span(key + ".reached", count(r.reached) + "/" + count(r.runs)) + "</small></td>";
 }
 
@@ -462,7 +469,10 @@ std::string paired_table(const report_data& d) {
                   " (same seed)<br><small>mean [95% t-interval]</small></th><th>held-out at " +
                   fixed(d.budget, 0) + " samples</th><th>minus " + escape(d.baseline) +
                   "</th><th>mean held-out over steps 0-" + steps +
-                  "</th><th>samples on never-exited prompts</th></tr>\n";
+                  "</th><th>samples on never-exited prompts</th><th>steps to " +
+                  escape(d.baseline) + "'s held-out at " + steps +
+                  "<br><small>fraction of the steps</small></th><th>wall-clock there"
+                  "<br><small>over " + escape(d.baseline) + "'s</small></th></tr>\n";
   for (const auto& s : d.strategies) {
     const std::string& k = s.name;
     t += "<tr><td>" + escape(s.name) + "</td>" + stat_cell(k + ".heldout_at_steps", s.at_steps, 3) +
@@ -470,7 +480,9 @@ std::string paired_table(const report_data& d) {
          stat_cell(k + ".heldout_at_samples", s.at_samples, 3) +
          paired_cell(k + ".paired_heldout_at_samples", s.paired_samples) +
          stat_cell(k + ".auc_steps", s.auc_steps, 3) + stat_cell(k + ".fallback_share", s.fallback, 3) +
-         "</tr>\n";
+         (s.reach_ref ? reach_cell(k + ".reach_reference_fraction", *s.reach_ref, 2)
+                      : num_cell(k + ".reach_reference_fraction.median", "-")) +
+         stat_cell(k + ".reach_reference_seconds_ratio", s.reach_ref_seconds, 2) + "</tr>\n";
   }
   return t + "</table>\n";
 }

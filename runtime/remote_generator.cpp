@@ -429,39 +429,17 @@ class generator_hub_io {
   }
 
   void receive() {
-    auto& router = socket_->router();
-    for (;;) {
-      zmq::message_t id_frame, body, data;
-      bool has_data = false, extra = false;
-      try {
-        if (!router.recv(id_frame, zmq::recv_flags::dontwait)) return;
-        if (!id_frame.more() || !router.recv(body, zmq::recv_flags::dontwait)) continue;
-        if (body.more()) {
-          has_data = bool(router.recv(data, zmq::recv_flags::dontwait));
-          for (bool more = has_data && data.more(); more;) {  // beyond the protocol: drained
-            zmq::message_t x;
-            if (!router.recv(x, zmq::recv_flags::dontwait)) break;
-            more = x.more();
-            extra = true;
-          }
-        }
-      } catch (const zmq::error_t&) {
-        return;
-      }
-      const std::string id = id_frame.to_string();
-      auto m = extra ? result<remote_message>(error{"more than two frames"})
-                     : decode_remote(body.to_string_view());
+    while (auto in = socket_->receive(/*data_frames=*/1)) {
+      auto& m = in->message;
       if (!m) {
-        if (m.err().message.rfind("protocol version", 0) == 0) {
-          socket_->send(id, encode_refused(m.err().message +
-                                           ": run the same adarl version on both sides"));
+        if (socket_->refuse_other_version(in->id, m.err())) {
           if (++refused_ <= 10) warn("refused a worker: " + m.err().message);
         } else if (++malformed_ <= 10) {
           warn("malformed message from a worker: " + m.err().message);
         }
         continue;
       }
-      on_message(id, *m);
+      on_message(in->id, *m);
     }
   }
 

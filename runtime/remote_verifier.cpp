@@ -190,34 +190,16 @@ class remote_hub {
   }
 
   void receive() {
-    for (;;) {
-      zmq::message_t id_frame, body;
-      bool extra_frames = false;
-      try {
-        auto& router = socket_->router();
-        if (!router.recv(id_frame, zmq::recv_flags::dontwait)) return;
-        if (!id_frame.more() || !router.recv(body, zmq::recv_flags::dontwait)) continue;
-        for (bool more = body.more(); more;) {  // extra frames: not the protocol; drained
-          zmq::message_t extra;
-          if (!router.recv(extra, zmq::recv_flags::dontwait)) break;
-          more = extra.more();
-          extra_frames = true;
-        }
-      } catch (const zmq::error_t&) {
-        return;
-      }
-      const std::string id = id_frame.to_string();
-      auto m = extra_frames ? result<remote_message>(error{"more than one frame"})
-                            : decode_remote(body.to_string_view());
+    while (auto in = socket_->receive()) {
+      const std::string& id = in->id;
+      auto& m = in->message;
       if (!m) {
-        if (m.err().message.rfind("protocol version", 0) == 0) {
-          // Another version of adarl: tell it why, once per message, and let it stop.
-          send(id, encode_refused(m.err().message + ": run the same adarl version on both sides"));
+        if (socket_->refuse_other_version(id, m.err())) {
+          // Another version of adarl: told why, once per message, so that it stops.
           if (++refused_ <= 10) warn("refused worker " + name_of(id) + ": " + m.err().message);
-          continue;
-        }
-        if (++malformed_ <= 10)
+        } else if (++malformed_ <= 10) {
           warn("malformed message from worker " + name_of(id) + ": " + m.err().message);
+        }
         continue;
       }
       if (m->type == "hello" && m->role != "verify") {

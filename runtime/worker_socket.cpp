@@ -35,6 +35,37 @@ result<std::unique_ptr<worker_socket>> worker_socket::open(options o) {
   return s;
 }
 
+std::optional<worker_socket::incoming> worker_socket::receive(int data_frames) {
+  for (;;) {
+    zmq::message_t id, body;
+    bool extra = false;
+    try {
+      if (!router_.recv(id, zmq::recv_flags::dontwait)) return std::nullopt;
+      if (!id.more() || !router_.recv(body, zmq::recv_flags::dontwait)) continue;
+      int after = 0;
+      for (bool more = body.more(); more;) {  // drained: the protocol has no more frames
+        zmq::message_t frame;
+        if (!router_.recv(frame, zmq::recv_flags::dontwait)) break;
+        more = frame.more();
+        extra = extra || ++after > data_frames;
+      }
+    } catch (const zmq::error_t&) {
+      return std::nullopt;
+    }
+    if (extra)
+      return incoming{id.to_string(),
+                      error{"more than " + std::to_string(data_frames + 1) + " frame" +
+                            (data_frames ? "s" : "")}};
+    return incoming{id.to_string(), decode_remote(body.to_string_view())};
+  }
+}
+
+bool worker_socket::refuse_other_version(const std::string& id, const error& e) {
+  if (e.message.rfind("protocol version", 0) != 0) return false;
+  send(id, encode_refused(e.message + ": run the same adarl version on both sides"));
+  return true;
+}
+
 bool worker_socket::send(const std::string& id, const std::string& payload) {
   try {
     return router_.send(zmq::buffer(id), zmq::send_flags::sndmore | zmq::send_flags::dontwait) &&

@@ -39,6 +39,21 @@ class worker_socket {
   /// The ZAP socket to poll beside the router; null without a client list.
   zmq::socket_t* zap() { return zap_ ? &zap_ : nullptr; }
 
+  /// A message a worker sent: its identity and its header frame, decoded.
+  struct incoming {
+    std::string id;
+    result<remote_message> message;
+  };
+  /// The next message queued, without waiting; nullopt when none is (or the socket
+  /// failed). Up to `data_frames` frames may follow the header (received and dropped:
+  /// no worker message carries data to the coordinator yet); a message with more is
+  /// drained whole and comes back as an error.
+  std::optional<incoming> receive(int data_frames = 0);
+  /// For a message that did not decode: when it is another adarl version's protocol, the
+  /// worker is told why (a refusal naming both versions) and this returns true; false
+  /// for a merely malformed message, which gets no answer.
+  bool refuse_other_version(const std::string& id, const error& e);
+
   /// Sends one frame to a worker without blocking; false when it cannot be reached.
   bool send(const std::string& id, const std::string& payload);
   /// Sends a header frame and a data frame (zero-copy where the caller built `data` so).

@@ -82,7 +82,7 @@ TEST(CompareConfigTest, TheShippedExperimentIsThePapersProtocol) {
   ASSERT_EQ(plan->runs.size(), 8 * seeds);
   EXPECT_EQ(plan->settings.baseline, "grpo-n4");
   EXPECT_GT(plan->settings.sample_budget, 0u);
-  EXPECT_GT(plan->settings.equal_steps, 0u);
+  EXPECT_GE(plan->settings.equal_steps, 250u);
   EXPECT_GE(plan->base.tasks.held_out, 512u);
   const auto& sel = plan->settings.select;
   EXPECT_TRUE(sel.enabled);
@@ -398,6 +398,86 @@ TEST(CompareCollectTest, EqualStepsAndEqualSamplesArePairedBySeed) {
   EXPECT_NE(html.find("<table id=\"paired\">"), std::string::npos);
   EXPECT_NE(html.find("<table id=\"targets\">"), std::string::npos);
   EXPECT_NE(html.find("id=\"x-steps\" checked>"), std::string::npos);
+}
+
+// docs/compare.json (the README's headline tables) comes from the shipped config: the
+// same strategies, seeds, step cap and budget, and every run reached the step cap (the
+// equal-steps table has all seeds).
+TEST(CompareConfigTest, TheCommittedResultsComeFromTheShippedConfig) {
+  auto plan = load_compare_config(configs_dir + "/compare.yaml", {});
+  ASSERT_TRUE(plan) << plan.err().message;
+  std::ifstream f(std::string(ADARL_SOURCE_DIR) + "/docs/compare.json");
+  ASSERT_TRUE(f) << "docs/compare.json is missing";
+  const json c = json::parse(f);
+  EXPECT_EQ(c["equal_steps"], plan->settings.equal_steps);
+  EXPECT_EQ(c["budget_samples"], plan->settings.sample_budget);
+  EXPECT_EQ(c["baseline"], plan->settings.baseline);
+  EXPECT_EQ(c["targets"]["heldout"], plan->settings.target_heldout);
+  EXPECT_EQ(c["targets"]["real_reward"], plan->settings.target_reward);
+  ASSERT_EQ(c["strategies"].size(), plan->strategies.size());
+  for (size_t i = 0; i < plan->strategies.size(); ++i) {
+    const json& st = c["strategies"][i];
+    EXPECT_EQ(st["name"], plan->strategies[i]);
+    ASSERT_EQ(st["runs"].size(), plan->settings.seeds.size()) << plan->strategies[i];
+    EXPECT_EQ(st["summary"]["paired_heldout_at_steps"]["n"], plan->settings.seeds.size())
+        << plan->strategies[i] << ": a run stopped before the step cap";
+    for (const auto& r : st["runs"])
+      EXPECT_GE(r["steps_trained"].get<uint64_t>(), plan->settings.equal_steps)
+          << plan->strategies[i] << " seed " << r["seed"];
+  }
+}
+
+// How soon each run reaches the baseline's held-out accuracy at the step cap, seed by
+// seed (issue 16's reading): the first evaluation at or before the cap at or above it.
+TEST(CompareCollectTest, StepsToTheReferencesAccuracyAtTheCapArePairedBySeed) {
+  const std::string d = fresh_dir("reach_ref");
+  std::vector<compare_run> runs;
+  // ref (100 samples, 1 s a step) is at 0.5 at step 4 in every seed.
+  for (uint64_t seed = 1; seed <= 3; ++seed)
+    runs.push_back(run_at("ref", seed, axis_run(d + "/r" + std::to_string(seed), 100, 1.0,
+                                                 {0.2, 0.3, 0.5}, 0)));
+  // seq (300 samples, 2 s a step): seed 1 passes 0.5 at step 2, seed 2 never by step 4,
+  // seed 3 equals it at step 2 (equal counts), seed 4 has no reference run.
+  const std::vector<std::vector<double>> seq_acc = {
+      {0.2, 0.55, 0.6}, {0.2, 0.3, 0.4}, {0.2, 0.5, 0.7}, {0.9, 0.9, 0.9}};
+  for (uint64_t seed = 1; seed <= 4; ++seed)
+    runs.push_back(run_at("seq", seed, axis_run(d + "/s" + std::to_string(seed), 300, 2.0,
+                                                 seq_acc[seed - 1], 0)));
+  compare_settings s;
+  s.baseline = "ref";
+  s.sample_budget = 300;
+  s.equal_steps = 4;
+  s.target_heldout = -1;
+  s.target_reward = -1;
+  auto c = collect_compare(s, {"ref", "seq"}, runs);
+  ASSERT_TRUE(c) << c.err().message;
+  const json& ref = (*c)["strategies"][0];
+  const json& seq = (*c)["strategies"][1];
+  const json& s1 = seq["runs"][0]["reach_reference"];
+  EXPECT_EQ(s1["goal"], 0.5);
+  EXPECT_EQ(s1["step"], 2.0);
+  EXPECT_EQ(s1["fraction"], 0.5);
+  EXPECT_EQ(s1["samples_ratio"], 600.0 / 400.0);  // 600 samples at step 2, ref 400 at 4
+  EXPECT_EQ(s1["seconds_ratio"], 1.0);            // 4 s against 4 s
+  EXPECT_TRUE(seq["runs"][1]["reach_reference"]["step"].is_null());
+  EXPECT_TRUE(seq["runs"][1]["reach_reference"]["fraction"].is_null());
+  EXPECT_EQ(seq["runs"][2]["reach_reference"]["step"], 2.0);
+  EXPECT_TRUE(seq["runs"][3]["reach_reference"].is_null());
+  // The reference itself gets there at the cap (0.3 at step 2 is below 0.5).
+  EXPECT_EQ(ref["runs"][0]["reach_reference"]["fraction"], 1.0);
+  EXPECT_EQ(ref["summary"]["reach_reference_fraction"]["median"], 1.0);
+  // Over the three paired seeds: 0.5, never, 0.5: median 0.5, max never, 2 of 3.
+  const json& f = seq["summary"]["reach_reference_fraction"];
+  EXPECT_EQ(f["median"], 0.5);
+  EXPECT_EQ(f["min"], 0.5);
+  EXPECT_TRUE(f["max"].is_null());
+  EXPECT_EQ(f["reached"], 2);
+  EXPECT_EQ(f["runs"], 3);
+  EXPECT_EQ(seq["summary"]["reach_reference_seconds_ratio"]["median"], 1.0);
+  const std::string table = compare_table(*c);
+  EXPECT_NE(table.find("0.50 [0.50, never] 2/3"), std::string::npos) << table;
+  const std::string html = report_html(*c);
+  EXPECT_NE(html.find("seq.reach_reference_fraction.median"), std::string::npos);
 }
 
 // A run that trained fewer steps than the step cap has no value at equal steps.
