@@ -15,6 +15,7 @@
 
 #include "actors/clock.hpp"
 #include "actors/failure.hpp"
+#include "runtime/tsan_annotate.hpp"
 #include "runtime/wake_fd.hpp"
 #include "runtime/worker_socket.hpp"
 #include "tasks/atomic_file.hpp"
@@ -274,10 +275,13 @@ class generator_hub_io {
       }
       const uint64_t at = uint64_t(chunk) * v->chunk_bytes;
       const size_t len = std::min<uint64_t>(v->chunk_bytes, v->size - std::min(at, v->size));
-      // Zero-copy: the frame points into the version's bytes and keeps them alive.
+      // Zero-copy: the frame points into the version's bytes and keeps them alive;
+      // libzmq's I/O thread drops that reference once the frame is sent.
       auto* keep = new std::shared_ptr<const std::string>(v->bytes);
+      tsan_release(keep);
       zmq::message_t data(const_cast<char*>(v->bytes->data()) + at, len,
                           [](void*, void* hint) {
+                            tsan_acquire(hint);
                             delete static_cast<std::shared_ptr<const std::string>*>(hint);
                           },
                           keep);
