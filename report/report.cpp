@@ -321,9 +321,23 @@ chart runs_chart(const report_data& d, Series series) {
   return c;
 }
 
+/// With an equal-steps table, curves against steps stop at its step cap (the runs go on
+/// for the sample budget; the other axes show all of them).
+std::vector<point> to_step_cap(const report_data& d, size_t axis, std::vector<point> p) {
+  if (axis != 0 || !d.equal_steps) return p;
+  std::erase_if(p, [&](const point& q) { return q.x > *d.equal_steps; });
+  return p;
+}
+
+std::string step_cap_note(const report_data& d, size_t axis) {
+  return axis == 0 && d.equal_steps ? " (to step " + fixed(*d.equal_steps, 0) + ")" : "";
+}
+
 chart accuracy_chart(const report_data& d, size_t axis) {
-  chart c = runs_chart(d, [axis](const run_data& r) { return r.accuracy[axis]; });
-  c.title = "Held-out accuracy (" + d.metric + ") against " + axis_names[axis];
+  chart c = runs_chart(
+      d, [&d, axis](const run_data& r) { return to_step_cap(d, axis, r.accuracy[axis]); });
+  c.title = "Held-out accuracy (" + d.metric + ") against " + axis_names[axis] +
+            step_cap_note(d, axis);
   c.x_title = axis_titles[axis];
   c.y_title = "held-out accuracy";
   c.target = d.target_heldout;
@@ -331,10 +345,11 @@ chart accuracy_chart(const report_data& d, size_t axis) {
 }
 
 chart reward_chart(const report_data& d, size_t axis) {
-  chart c = runs_chart(
-      d, [&d, axis](const run_data& r) { return smoothed(r.reward[axis], d.smooth); });
+  chart c = runs_chart(d, [&d, axis](const run_data& r) {
+    return to_step_cap(d, axis, smoothed(r.reward[axis], d.smooth));
+  });
   c.title = "Real reward (mean of " + std::to_string(d.smooth) + " steps) against " +
-            axis_names[axis];
+            axis_names[axis] + step_cap_note(d, axis);
   c.x_title = axis_titles[axis];
   c.y_title = "real reward";
   c.target = d.target_reward;

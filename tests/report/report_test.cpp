@@ -486,6 +486,19 @@ TEST(ReportTest, EachAxisUsesItsOwnX) {
   EXPECT_NEAR(a[2].y, b[2].y, 1e-9);                        // the same accuracies
   EXPECT_THROW(accuracy_svg(j, "minutes"), std::invalid_argument);
   EXPECT_EQ(polylines(accuracy_svg(j, "seconds"))[0].size(), 5u);
+  // With an equal-steps table the step curves stop at its step cap (steps 0, 2, 4 of
+  // 0..8), in the page and in the standalone plot; the other axes keep every point.
+  j["equal_steps"] = 4;
+  const std::string capped = report_html(j);
+  const auto steps_capped =
+      polylines(svg_titled(capped, "Held-out accuracy (greedy) against steps (to step 4)"));
+  ASSERT_EQ(steps_capped.size(), 4u);
+  EXPECT_EQ(steps_capped[0].size(), 3u);
+  EXPECT_EQ(polylines(svg_titled(capped, "Held-out accuracy (greedy) against seconds"))[0].size(),
+            5u);
+  EXPECT_NE(svg_titled(capped, "Real reward (mean of 5 steps) against steps (to step 4)"), "");
+  EXPECT_EQ(polylines(accuracy_svg(j))[0].size(), 3u);
+  EXPECT_EQ(polylines(accuracy_svg(j, "samples"))[0].size(), 5u);
 }
 
 // With the equal-steps protocol's keys, the paired table shows each strategy's
