@@ -182,6 +182,8 @@ void train_ready(self_ptr self) {
     rec.clip_fraction = stats->clip_fraction;
     rec.trained_samples = stats->samples;
     rec.trained_tokens = stats->tokens;
+    rec.reduced_bytes = stats->reduced_bytes;
+    rec.reduce_seconds = stats->reduce_seconds;
     rec.wall_seconds = seconds_since(st.last_step);
     rec.elapsed_seconds = seconds_since(st.start);
     st.last_step = clock_type::now();

@@ -71,6 +71,10 @@ nlohmann::json step_json(const step_record& r, const metrics_totals& t,
   j["time_wait"] = r.wait_seconds;
   j["time_publish"] = r.publish_seconds;
   j["time_step"] = r.wall_seconds;
+  if (r.reduced_bytes > 0) {  // replicated learners only
+    j["reduced_bytes"] = r.reduced_bytes;
+    j["time_reduce"] = r.reduce_seconds;
+  }
   j["elapsed"] = r.elapsed_seconds;
   nlohmann::json reasons = nlohmann::json::object();
   for (size_t k = 0; k < s.zero_reasons.size() && k < s.zero_counts.size(); ++k)

@@ -137,6 +137,8 @@ struct step_record {
   double publish_seconds = 0;       ///< Snapshot and broadcast.
   double wall_seconds = 0;          ///< Since the previous step finished.
   double elapsed_seconds = 0;       ///< Since the run started.
+  uint64_t reduced_bytes = 0;       ///< Replicated learners: gradient bytes all-reduced.
+  double reduce_seconds = 0;        ///< Replicated learners: time in the collectives.
 };
 
 template <class Inspector>
@@ -144,7 +146,7 @@ typename Inspector::result_type inspect(Inspector& f, step_record& x) {
   return f(caf::meta::type_name("step_record"), x.sampling, x.policy_version, x.loss,
            x.grad_norm, x.entropy, x.clip_fraction, x.trained_samples, x.trained_tokens,
            x.train_seconds, x.wait_seconds, x.publish_seconds, x.wall_seconds,
-           x.elapsed_seconds);
+           x.elapsed_seconds, x.reduced_bytes, x.reduce_seconds);
 }
 
 /// tracker -> pipeline supervisor: progress counters for the stall watchdog.

@@ -14,6 +14,7 @@ import json
 import sys
 
 TIMING = {"time_generation", "time_train", "time_wait", "time_publish", "time_step",
+          "time_reduce", "reduced_bytes",
           "elapsed", "generator_busy", "heldout_greedy", "heldout_sampled", "heldout_version",
           "cluster", "results", "duplicates", "reissued"}
 

@@ -33,6 +33,12 @@ wait $run || fail "the K=2 run exited with status $?"
 wait $w || fail "the worker exited with status $?"
 [ "$(lines k2/metrics.jsonl)" -eq 10 ] || fail "k2: $(lines k2/metrics.jsonl) step lines, not 10"
 grep -q "rank 1 done: rank 0 ended the run at version 10" w1.log || fail "worker's closing line"
+python3 - k2/metrics.jsonl <<'PY' || fail "k2: no all-reduce figures in metrics.jsonl"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert all(r["reduced_bytes"] > 0 and r["time_reduce"] >= 0 for r in rows), rows[0]
+print("reduced per step:", rows[-1]["reduced_bytes"], "bytes")
+PY
 echo "two ranks: 10 steps, worker done at version 10"
 
 echo "== 2. a rank with another config is refused"
