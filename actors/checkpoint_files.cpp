@@ -115,7 +115,18 @@ json report_json(const step_report& r) {
           {"lag_max", r.lag_max},
           {"generation_seconds", r.generation_seconds},
           {"zero_reasons", r.zero_reasons},
-          {"zero_counts", r.zero_counts}};
+          {"zero_counts", r.zero_counts},
+          {"exit_samples", r.exit_samples},
+          {"prior_brier", r.prior_brier},
+          {"prior_log_loss", r.prior_log_loss},
+          {"prior_samples", r.prior_samples},
+          {"first_seen_brier", r.first_seen_brier},
+          {"first_seen_log_loss", r.first_seen_log_loss},
+          {"first_seen_samples", r.first_seen_samples},
+          {"first_seen_prompts", r.first_seen_prompts},
+          {"reliability_predicted", r.reliability_predicted},
+          {"reliability_observed", r.reliability_observed},
+          {"reliability_samples", r.reliability_samples}};
 }
 
 step_report report_of(const json& j) {
@@ -142,6 +153,18 @@ step_report report_of(const json& j) {
   r.generation_seconds = j.at("generation_seconds");
   r.zero_reasons = j.at("zero_reasons").get<std::vector<std::string>>();
   r.zero_counts = j.at("zero_counts").get<std::vector<uint32_t>>();
+  // Fields of later versions: absent from older checkpoints (their defaults then).
+  r.exit_samples = j.value("exit_samples", std::vector<uint64_t>{});
+  r.prior_brier = j.value("prior_brier", 0.0);
+  r.prior_log_loss = j.value("prior_log_loss", 0.0);
+  r.prior_samples = j.value("prior_samples", uint64_t(0));
+  r.first_seen_brier = j.value("first_seen_brier", 0.0);
+  r.first_seen_log_loss = j.value("first_seen_log_loss", 0.0);
+  r.first_seen_samples = j.value("first_seen_samples", uint64_t(0));
+  r.first_seen_prompts = j.value("first_seen_prompts", uint32_t(0));
+  r.reliability_predicted = j.value("reliability_predicted", std::vector<double>{});
+  r.reliability_observed = j.value("reliability_observed", std::vector<double>{});
+  r.reliability_samples = j.value("reliability_samples", std::vector<uint64_t>{});
   return r;
 }
 

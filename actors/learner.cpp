@@ -32,15 +32,13 @@ struct learner_state {
   bool finishing = false;
   uint64_t samples = 0;  ///< Cumulative samples of the trained steps.
   logger_ptr log;
-  bool budget_spent() const { return setup.sample_budget && samples >= setup.sample_budget; }
+  bool budget_spent() const {
+    return setup.sample_budget && samples >= setup.sample_budget && version() >= setup.min_steps;
+  }
   static inline const char* name = "learner";
 };
 
 using self_ptr = learner_actor::stateful_pointer<learner_state>;
-
-void warn(self_ptr self, const std::string& what) {
-  caf::anon_send(self->state.setup.supervisor, "learner: " + what);
-}
 
 void fatal(self_ptr self, const std::string& what) {
   caf::anon_send(self->state.setup.supervisor, stop_atom::value, "learner: " + what);
@@ -59,12 +57,21 @@ void advance_ready(learner_state& st) {
     ++st.ready_through;
 }
 
+/// Runs once a checkpoint is written ("") or failed (why, naming the checkpoint).
+using checkpoint_done = std::function<void(const std::string& failure)>;
+
+void publish_checkpoint(self_ptr self, const std::string& dir,
+                        const std::string& final_dir, uint64_t v, int64_t through,
+                        const checkpoint_done& then);
+
 /// Assembles OUT/checkpoints/step-V.partial (the engine's files, the carried steps, the
 /// config, the tracker's state as of the last carried step, the manifest last), puts it
-/// in place of step-V and points OUT/checkpoints/latest at it; `then(ok)` runs once it
-/// is done or failed. The tracker's answer is awaited: no group or report is taken
+/// in place of step-V and points OUT/checkpoints/latest at it; `then` runs once it is
+/// done or failed. A failure (a full disk) removes the partial directory, the engine's
+/// staging one (DIR.tmp) too, and leaves the previous checkpoints as they were. The
+/// tracker's and the metrics sink's answers are awaited: no group or report is taken
 /// meanwhile, so the carried steps and the tracker's state describe the same moment.
-void checkpoint(self_ptr self, std::function<void(bool)> then) {
+void checkpoint(self_ptr self, checkpoint_done then) {
   namespace fs = std::filesystem;
   auto& st = self->state;
   const uint64_t v = st.version();
@@ -72,8 +79,10 @@ void checkpoint(self_ptr self, std::function<void(bool)> then) {
   const std::string final_dir = root + "/" + checkpoint_name(v);
   const std::string dir = final_dir + ".partial";
   auto failed = [=](const std::string& why) {
-    warn(self, "checkpoint " + final_dir + ": " + why);
-    then(false);
+    std::error_code ec;
+    fs::remove_all(dir + ".tmp", ec);
+    fs::remove_all(dir, ec);
+    then("checkpoint " + final_dir + ": " + why);
   };
   std::error_code ec;
   fs::create_directories(root, ec);
@@ -90,16 +99,39 @@ void checkpoint(self_ptr self, std::function<void(bool)> then) {
       .await(
           [=](bool ok) {
             if (!ok) return failed("the tracker could not write its state");
-            for (auto r : {write_manifest(dir, v, through), sync_tree(dir),
-                           replace_directory(dir, final_dir),
-                           write_file_atomic(root + "/latest", checkpoint_name(v) + "\n")})
-              if (!r) return failed(r.err().message);
-            self->state.log->info("checkpoint {} written", final_dir);
-            then(true);
+            publish_checkpoint(self, dir, final_dir, v, through,
+                               [=](const std::string& why) {
+                                 if (why.empty()) return then("");
+                                 failed(why);
+                               });
           },
           [=](caf::error& e) {
-            failed("the tracker did not write its state: " + self->system().render(e));
+            failed("the tracker did not write its state: " +
+                   error_text(self->system(), e));
           });
+}
+
+/// The end of checkpoint(): once the metrics files hold every step up to the version
+/// (a checkpoint must never get ahead of them: a resume would leave a gap), the
+/// manifest, the flush, the rename into place and `latest`, each checked.
+void publish_checkpoint(self_ptr self, const std::string& dir,
+                        const std::string& final_dir, uint64_t v, int64_t through,
+                        const checkpoint_done& then) {
+  auto written = [=](bool) {
+    auto& st = self->state;
+    // One after the other: nothing is renamed into place after a failed step.
+    auto r = write_manifest(dir, v, through);
+    if (r) r = sync_tree(dir);
+    if (r) r = replace_directory(dir, final_dir);
+    const std::string latest = st.setup.checkpoint_dir + "/latest";
+    if (r) r = write_file_atomic(latest, checkpoint_name(v) + "\n");
+    if (!r) return then(r.err().message);
+    st.log->info("checkpoint {} written", final_dir);
+    then("");
+  };
+  if (!self->state.setup.metrics) return written(true);
+  self->request(self->state.setup.metrics, std::chrono::seconds(60), save_atom::value)
+      .await(written, [=](caf::error& e) { then(error_text(self->system(), e)); });
 }
 
 void evaluate(self_ptr self, std::function<void()> then) {
@@ -112,9 +144,20 @@ void finish_run(self_ptr self) {
   if (self->state.finishing) return;
   self->state.finishing = true;
   evaluate(self, [=] {
-    checkpoint(self, [=](bool) {
+    checkpoint(self, [=](const std::string& failure) {
+      if (!failure.empty()) return fatal(self, failure);  // the supervisor ends the run
       caf::anon_send(self->state.setup.supervisor, done_atom::value, self->state.version());
     });
+  });
+}
+
+/// A checkpoint every checkpoint_every steps; one that cannot be written (a full disk)
+/// ends the run, and the learner trains no further meanwhile.
+void periodic_checkpoint(self_ptr self) {
+  checkpoint(self, [=](const std::string& failure) {
+    if (failure.empty()) return;
+    self->state.finishing = true;
+    fatal(self, failure);
   });
 }
 
@@ -197,7 +240,7 @@ void train_ready(self_ptr self) {
     if ((st.setup.eval_every && v % st.setup.eval_every == 0) || sample_mark)
       evaluate(self, [] {});
     if (st.setup.checkpoint_every && v % st.setup.checkpoint_every == 0)
-      checkpoint(self, [](bool) {});
+      periodic_checkpoint(self);
   }
 }
 
@@ -218,6 +261,27 @@ std::string waiting_for(const learner_state& st) {
           std::to_string(std::min(v + st.setup.max_lag, st.setup.steps - 1)) +
           " to complete (reported through " + std::to_string(st.ready_through) + ")";
   return out + (held.empty() ? "; it holds no groups" : "; it holds groups of steps " + held);
+}
+
+/// The training prompts' features from the engine, to the tracker (its learned
+/// estimator waits for them); false, with the run ended, when the engine has none.
+bool send_features(self_ptr self) {
+  auto& st = self->state;
+  std::vector<std::vector<int32_t>> prompts;
+  std::vector<uint64_t> ids;
+  for (uint32_t i = 0; i < st.setup.prompts->train; ++i) {
+    prompts.push_back(st.setup.prompts->rows[i].tokens);
+    ids.push_back(i);
+  }
+  auto f = st.engine->features(prompts, ids);
+  if (!f) {
+    fatal(self, "tracker.estimator.kind learned: " + f.err().message);
+    st.engine.reset();
+    return false;
+  }
+  self->send(st.setup.tracker, features_atom::value,
+             std::make_shared<const prompt_features>(std::move(*f)));
+  return true;
 }
 
 learner_actor::behavior_type learner_fun(self_ptr self, learner_setup setup) {
@@ -256,6 +320,7 @@ learner_actor::behavior_type learner_fun(self_ptr self, learner_setup setup) {
   }
   advance_ready(st);
   publish(self);
+  if (st.setup.send_features && !send_features(self)) return idle;
   // A resumed run evaluates its version only when the uninterrupted run would have
   // and the evaluation is not on record yet, so that both write the same evaluations.
   const uint64_t v = st.version(), per = st.setup.eval_every_samples;
@@ -280,7 +345,10 @@ learner_actor::behavior_type learner_fun(self_ptr self, learner_setup setup) {
       [=](stop_atom) -> caf::typed_response_promise<uint64_t> {
         auto rp = self->make_response_promise<uint64_t>();
         self->state.finishing = true;  // no more training
-        checkpoint(self, [=](bool) mutable { rp.deliver(self->state.version()); });
+        checkpoint(self, [=](const std::string& failure) mutable {
+          if (failure.empty()) rp.deliver(self->state.version());
+          else rp.deliver(caf::make_error(caf::sec::runtime_error, failure));
+        });
         return rp;
       },
       [=](save_atom) -> caf::typed_response_promise<uint64_t> {
@@ -289,9 +357,9 @@ learner_actor::behavior_type learner_fun(self_ptr self, learner_setup setup) {
           rp.deliver(caf::make_error(caf::sec::runtime_error, "the run is ending"));
           return rp;
         }
-        checkpoint(self, [=](bool ok) mutable {
-          if (ok) rp.deliver(self->state.version());
-          else rp.deliver(caf::make_error(caf::sec::runtime_error, "the checkpoint failed"));
+        checkpoint(self, [=](const std::string& failure) mutable {
+          if (failure.empty()) rp.deliver(self->state.version());
+          else rp.deliver(caf::make_error(caf::sec::runtime_error, failure));
         });
         return rp;
       },

@@ -31,7 +31,8 @@ struct learner_setup {
   /// on; (progress_atom, step, true/false) around each optimizer step; warning strings.
   caf::actor supervisor;
   uint64_t steps = 1;              ///< Train this many steps (versions), then stop.
-  uint64_t sample_budget = 0;      ///< Or stop once the cumulative samples reach this.
+  uint64_t sample_budget = 0;      ///< Or stop once the cumulative samples reach this ...
+  uint64_t min_steps = 0;          ///< ... and at least this many steps are trained.
   uint64_t samples_before = 0;     ///< Cumulative samples at resume_from.
   uint64_t last_step_samples = 0;  ///< Samples of the step that produced resume_from.
   bool evaluated = false;          ///< resume_from's version was evaluated already.
@@ -44,6 +45,9 @@ struct learner_setup {
   std::string resume_from;         ///< A checkpoint directory to restore ("" = none).
   std::string config_json;         ///< Written into every checkpoint as config.json.
   logger_ptr log;                  ///< "learner": steps (debug), checkpoints (info).
+  /// Send the training prompts' features to the tracker at start (its estimator is
+  /// learned); an engine without features ends the run.
+  bool send_features = false;
 };
 
 /// Spawns the detached learner. At start it restores (when asked: the engine's state and
@@ -52,9 +56,13 @@ struct learner_setup {
 /// arrives and every earlier step is trained; then it trains, publishes, reports the
 /// step record to the metrics sink, evaluates and checkpoints when due
 /// (actors/checkpoint_files.hpp). After the last step: a final evaluation, a
-/// checkpoint, and (done_atom, version) to the supervisor. A failed optimizer step ends
-/// the run: (stop_atom, text) to the supervisor. save_atom writes a checkpoint between
-/// steps and training goes on (pipeline_handle::checkpoint).
+/// checkpoint, and (done_atom, version) to the supervisor. A failed optimizer step or a
+/// checkpoint that cannot be written (a full disk: the text names the file and the
+/// reason; the partial directory is removed) ends the run: (stop_atom, text) to the
+/// supervisor. A checkpoint is published only once the metrics sink has flushed every
+/// step up to it (save_atom). stop_atom replies with the version of the checkpoint it
+/// wrote, or the error that kept it from being written. save_atom writes a checkpoint
+/// between steps and training goes on (pipeline_handle::checkpoint).
 learner_actor spawn_learner(caf::actor_system& sys, learner_setup setup);
 
 }  // namespace adarl

@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/logger.h>
@@ -14,14 +13,39 @@
 #include "actors/failure.hpp"
 #include "actors/json_lines.hpp"
 #include "algorithms/step_types.hpp"
+#include "tasks/append_file.hpp"
 #include "tasks/atomic_file.hpp"
 
 namespace adarl {
 
 namespace {
+
+/// The estimator's calibration on this step (ALGORITHM.md 4d): mean Brier score and log
+/// loss per sample of the priors the prompts were drawn with, the same on first-seen
+/// prompts, and the reliability bins [mean predicted, mean observed, samples].
+void add_calibration(nlohmann::json& j, const step_report& s) {
+  if (s.prior_samples == 0) return;
+  j["prior_brier"] = s.prior_brier / double(s.prior_samples);
+  j["prior_log_loss"] = s.prior_log_loss / double(s.prior_samples);
+  if (s.first_seen_samples > 0) {
+    j["first_seen_prompts"] = s.first_seen_prompts;
+    j["first_seen_brier"] = s.first_seen_brier / double(s.first_seen_samples);
+    j["first_seen_log_loss"] = s.first_seen_log_loss / double(s.first_seen_samples);
+  }
+  nlohmann::json bins = nlohmann::json::array();
+  for (size_t b = 0; b < s.reliability_samples.size(); ++b) {
+    const double n = double(s.reliability_samples[b]);
+    if (n == 0 || b >= s.reliability_predicted.size() || b >= s.reliability_observed.size())
+      continue;
+    bins.push_back({s.reliability_predicted[b] / n, s.reliability_observed[b] / n,
+                    s.reliability_samples[b]});
+  }
+  j["reliability"] = bins;
+}
+
 const char* const exit_keys[] = {"pos", "balance", "fallback_missing_positives",
                                  "fallback_missing_negatives", "uniform", "allocated",
-                                 "dropped"};
+                                 "dropped", "skipped"};
 // The scalar columns of metrics.csv, as JSON pointers into a step line.
 const char* const csv_columns[] = {
     "step", "policy_version", "real_reward", "zero_gradient_fraction", "samples",
@@ -56,6 +80,10 @@ nlohmann::json step_json(const step_record& r, const metrics_totals& t,
   for (size_t k = 0; k < std::size(exit_keys); ++k)
     exits[exit_keys[k]] = k < s.exits.size() ? s.exits[k] : 0u;
   j["exits"] = exits;
+  nlohmann::json exit_samples = nlohmann::json::object();
+  for (size_t k = 0; k < std::size(exit_keys); ++k)
+    exit_samples[exit_keys[k]] = k < s.exit_samples.size() ? s.exit_samples[k] : 0u;
+  j["exit_samples"] = exit_samples;
   j["lag_mean"] = s.lag_mean;
   j["lag_max"] = s.lag_max;
   j["loss"] = r.loss;
@@ -80,6 +108,7 @@ nlohmann::json step_json(const step_record& r, const metrics_totals& t,
   for (size_t k = 0; k < s.zero_reasons.size() && k < s.zero_counts.size(); ++k)
     reasons[s.zero_reasons[k]] = s.zero_counts[k];
   j["zero_reward_reasons"] = reasons;
+  add_calibration(j, s);
   if (const auto& c = t.cluster)
     j["cluster"] = {{"workers", c->workers},
                     {"workers_joined", c->joined},
@@ -210,77 +239,118 @@ namespace {
 
 struct metrics_state {
   metrics_setup setup;
-  std::ofstream jsonl, csv, evals;
+  append_file jsonl, csv, evals;
   metrics_totals totals;
   std::optional<eval_report> pending_eval;
   double last_accuracy = -1;
   bool tty = false;
+  /// The first failed write, "metrics: FILE: cannot write: REASON"; once set, nothing
+  /// more is written (the files end with their last complete line).
+  std::string failure;
   logger_ptr log;
   static inline const char* name = "metrics";
 };
 
 using self_ptr = metrics_actor::stateful_pointer<metrics_state>;
 
+/// Records the first failure and tells the supervisor, which ends the run.
+void fail(self_ptr self, const error& e) {
+  auto& s = self->state;
+  if (!s.failure.empty()) return;
+  s.failure = "metrics: " + e.message;
+  if (s.setup.supervisor) caf::anon_send(s.setup.supervisor, stop_atom::value, s.failure);
+}
+
+/// Appends `bytes` to `f`; false (nothing written) after any failure.
+bool append(self_ptr self, append_file& f, const std::string& bytes) {
+  if (!self->state.failure.empty()) return false;
+  auto ok = f.append(bytes);
+  if (!ok) fail(self, ok.err());
+  return ok.ok();
+}
+
+/// Flushes the three files to the disk (and closes them with `close`): true, or the
+/// error of the first failed write or flush.
+caf::result<bool> sync_all(self_ptr self, bool close) {
+  auto& s = self->state;
+  for (append_file* f : {&s.jsonl, &s.csv, &s.evals}) {
+    if (!s.failure.empty()) break;
+    auto ok = close ? f->close() : f->sync();
+    if (!ok) fail(self, ok.err());
+  }
+  if (!s.failure.empty()) return caf::make_error(caf::sec::runtime_error, s.failure);
+  return true;
+}
+
+/// Opens the files (appending on resume) and writes the CSV header of a fresh file.
+result<bool> open_files(metrics_state& st, const metrics_setup& setup) {
+  std::error_code ec;
+  std::filesystem::create_directories(setup.dir, ec);
+  if (ec) return error{setup.dir + ": cannot create the directory: " + ec.message()};
+  const bool fresh_csv = !setup.append || !std::filesystem::exists(setup.dir + "/metrics.csv");
+  for (auto [file, name] : {std::pair{&st.jsonl, "/metrics.jsonl"},
+                            std::pair{&st.csv, "/metrics.csv"},
+                            std::pair{&st.evals, "/eval.jsonl"}}) {
+    auto f = append_file::open(setup.dir + name, /*truncate=*/!setup.append);
+    if (!f) return f.err();
+    *file = std::move(*f);
+  }
+  if (fresh_csv) return st.csv.append(csv_header() + "\n");
+  return true;
+}
+
+void write_step(self_ptr self, const step_record& r) {
+  auto& s = self->state;
+  s.totals.samples += r.sampling.samples;
+  s.totals.tokens += r.sampling.tokens;
+  s.totals.results += r.sampling.results;
+  const auto line = step_json(r, s.totals, s.pending_eval);
+  s.pending_eval.reset();
+  s.totals.busy_seconds = s.totals.load_wall_seconds = 0;
+  if (!append(self, s.jsonl, line.dump() + "\n") ||
+      !append(self, s.csv, csv_row(line) + "\n"))
+    return;
+  s.log->debug("step {}: real_reward {:.3f}, {} samples, {} tokens", r.sampling.step,
+               r.sampling.real_reward, r.sampling.samples, r.sampling.tokens);
+  if (s.setup.observer) s.setup.observer->on_step(line);
+  if (s.tty)
+    std::fprintf(stderr, "\r%s\033[K",
+                 progress_line(line, s.setup.total_steps, s.last_accuracy).c_str());
+}
+
+void write_eval(self_ptr self, const eval_report& e) {
+  auto& s = self->state;
+  if (!append(self, s.evals, eval_json(e).dump() + "\n")) return;
+  s.last_accuracy = e.greedy_accuracy >= 0 ? e.greedy_accuracy : e.sampled_accuracy;
+  s.pending_eval = e;
+  std::string acc;
+  if (e.greedy_accuracy >= 0) acc += fmt::format(" greedy {:.3f}", e.greedy_accuracy);
+  if (e.sampled_accuracy >= 0) acc += fmt::format(" sampled {:.3f}", e.sampled_accuracy);
+  s.log->info("held-out accuracy of version {}:{} ({} prompts, {:.1f} s)", e.version, acc,
+              e.prompts, e.seconds);
+  if (s.setup.observer) s.setup.observer->on_eval(e);
+}
+
 metrics_actor::behavior_type metrics_fun(self_ptr self, metrics_setup setup) {
   report_exceptions(self, "metrics");
   auto& st = self->state;
-  std::error_code ec;
-  std::filesystem::create_directories(setup.dir, ec);
-  const auto mode = setup.append ? std::ios::app : std::ios::trunc;
-  const bool fresh_csv = !setup.append || !std::filesystem::exists(setup.dir + "/metrics.csv");
-  st.jsonl.open(setup.dir + "/metrics.jsonl", std::ios::out | mode);
-  st.csv.open(setup.dir + "/metrics.csv", std::ios::out | mode);
-  st.evals.open(setup.dir + "/eval.jsonl", std::ios::out | mode);
-  if (fresh_csv) st.csv << csv_header() << "\n";
   st.tty = setup.progress && isatty(STDERR_FILENO);
   st.log = component_log(setup.log, "metrics");
   st.totals = setup.start;
   st.setup = std::move(setup);
+  if (auto ok = open_files(st, st.setup); !ok) fail(self, ok.err());
   return {
-      [=](record_atom, const step_record& r) {
-        auto& s = self->state;
-        s.totals.samples += r.sampling.samples;
-        s.totals.tokens += r.sampling.tokens;
-        s.totals.results += r.sampling.results;
-        const auto line = step_json(r, s.totals, s.pending_eval);
-        s.pending_eval.reset();
-        s.totals.busy_seconds = s.totals.load_wall_seconds = 0;
-        s.jsonl << line.dump() << "\n";
-        s.csv << csv_row(line) << "\n";
-        s.jsonl.flush();
-        s.csv.flush();
-        s.log->debug("step {}: real_reward {:.3f}, {} samples, {} tokens", r.sampling.step,
-                     r.sampling.real_reward, r.sampling.samples, r.sampling.tokens);
-        if (s.setup.observer) s.setup.observer->on_step(line);
-        if (s.tty)
-          std::fprintf(stderr, "\r%s\033[K",
-                       progress_line(line, s.setup.total_steps, s.last_accuracy).c_str());
-      },
-      [=](eval_atom, const eval_report& e) {
-        auto& s = self->state;
-        s.evals << eval_json(e).dump() << "\n";
-        s.evals.flush();
-        s.last_accuracy = e.greedy_accuracy >= 0 ? e.greedy_accuracy : e.sampled_accuracy;
-        s.pending_eval = e;
-        std::string acc;
-        if (e.greedy_accuracy >= 0) acc += fmt::format(" greedy {:.3f}", e.greedy_accuracy);
-        if (e.sampled_accuracy >= 0) acc += fmt::format(" sampled {:.3f}", e.sampled_accuracy);
-        s.log->info("held-out accuracy of version {}:{} ({} prompts, {:.1f} s)", e.version, acc,
-                    e.prompts, e.seconds);
-        if (s.setup.observer) s.setup.observer->on_eval(e);
-      },
+      [=](record_atom, const step_record& r) { write_step(self, r); },
+      [=](eval_atom, const eval_report& e) { write_eval(self, e); },
       [=](load_atom, const generator_load& l) {
         self->state.totals.busy_seconds += l.busy_seconds;
         self->state.totals.load_wall_seconds += l.wall_seconds;
       },
       [=](cluster_atom, const cluster_stats& c) { self->state.totals.cluster = c; },
-      [=](flush_atom) -> bool {
-        auto& s = self->state;
-        s.jsonl.flush();
-        s.csv.flush();
-        s.evals.flush();
-        if (s.tty) std::fprintf(stderr, "\n");
-        return bool(s.jsonl) && bool(s.csv) && bool(s.evals);
+      [=](save_atom) -> caf::result<bool> { return sync_all(self, /*close=*/false); },
+      [=](flush_atom) -> caf::result<bool> {
+        if (self->state.tty) std::fprintf(stderr, "\n");
+        return sync_all(self, /*close=*/true);
       },
   };
 }

@@ -2,6 +2,7 @@
 // The metrics sink: metrics.jsonl (one line per step, README "Metrics"), its CSV twin
 // metrics.csv, eval.jsonl, and a one-line progress display on a terminal.
 
+#include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
 #include <cstdint>
@@ -65,9 +66,15 @@ struct metrics_setup {
   /// Told of each step line and evaluation once written (e.g. the metrics endpoint).
   std::shared_ptr<run_observer> observer;
   logger_ptr log;               ///< Steps (debug) and evaluations (info); unset = stderr.
+  /// Gets (stop_atom, "metrics: FILE: cannot write: REASON") at the first failed write,
+  /// which ends the run; unset = the failure is only in the replies to save and flush.
+  caf::actor supervisor;
 };
 
-/// Spawns the metrics sink (cooperative; file appends are short).
+/// Spawns the metrics sink (cooperative; file appends are short). Every write is
+/// checked (tasks/append_file.hpp): at the first that fails (a full disk, a file size
+/// limit) the files are left ending with their last complete line, nothing more is
+/// written, the supervisor is told, and save_atom and flush_atom reply with that error.
 metrics_actor spawn_metrics(caf::actor_system& sys, metrics_setup setup);
 
 }  // namespace adarl

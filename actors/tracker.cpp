@@ -62,6 +62,7 @@ struct tracker_state_t {
   tracker_output out;
   std::vector<work_item> items;
   uint64_t results = 0;  ///< Scored completions received (training and evaluation).
+  reason_watch alarms;   ///< Zero rewards of a broken set-up, over the run's steps.
   logger_ptr log;
   static inline const char* name = "tracker";
 };
@@ -81,9 +82,20 @@ step_report make_report(const tracker_state_t& st, uint64_t step) {
     r.max_samples = s->max_samples;
     r.real_reward = s->real_reward();
     r.exits.assign(s->exits.begin(), s->exits.end());
+    r.exit_samples.assign(s->exit_samples.begin(), s->exit_samples.end());
     r.rounds = s->rounds;
     r.rate_prompts.assign(s->rate_prompts.begin(), s->rate_prompts.end());
     r.rate_samples.assign(s->rate_samples.begin(), s->rate_samples.end());
+    r.prior_brier = s->prior_fit.brier;
+    r.prior_log_loss = s->prior_fit.log_loss;
+    r.prior_samples = s->prior_fit.samples;
+    r.first_seen_brier = s->prior_fit_first_seen.brier;
+    r.first_seen_log_loss = s->prior_fit_first_seen.log_loss;
+    r.first_seen_samples = s->prior_fit_first_seen.samples;
+    r.first_seen_prompts = s->prior_fit_first_seen.prompts;
+    r.reliability_predicted.assign(s->reliability_predicted.begin(), s->reliability_predicted.end());
+    r.reliability_observed.assign(s->reliability_observed.begin(), s->reliability_observed.end());
+    r.reliability_samples.assign(s->reliability_samples.begin(), s->reliability_samples.end());
   }
   if (const step_counters* c = st.core->counters(step)) {
     r.results = c->results;
@@ -100,6 +112,20 @@ step_report make_report(const tracker_state_t& st, uint64_t step) {
       r.zero_counts.push_back(n);
     }
   return r;
+}
+
+/// Says on the terminal (a warning) when a reason that means a broken set-up passes
+/// its share of the rewards: the run goes on, but not in silence.
+void warn_of_broken_setup(tracker_state_t& st, const step_report& r) {
+  std::vector<std::pair<std::string, uint32_t>> zeros;
+  for (size_t k = 0; k < r.zero_reasons.size() && k < r.zero_counts.size(); ++k)
+    zeros.emplace_back(r.zero_reasons[k], r.zero_counts[k]);
+  for (const auto& a : st.alarms.add(zeros, r.samples))
+    st.log->warn("{} of the {} rewards so far ({:.1f}%) are 0 with reason {}, above "
+                 "metrics.alarm_share ({:.1f}%): the verifier cannot use these items' "
+                 "references or tests (adarl tasks check FILE names them)",
+                 a.count, a.samples, 100.0 * a.share(), a.reason,
+                 100.0 * st.setup.alarm.share);
 }
 
 /// Hands out work to generators with credit until either runs out.
@@ -156,7 +182,9 @@ void deliver(self_ptr self) {
   }
   for (uint64_t step : st.out.steps_done) {
     st.log->debug("step {} generated: {} results so far", step, st.results);
-    self->send(st.learner, ready_atom::value, make_report(st, step));
+    auto report = make_report(st, step);
+    warn_of_broken_setup(st, report);
+    self->send(st.learner, ready_atom::value, std::move(report));
     st.store.erase(step);
   }
   st.out.clear();
@@ -232,10 +260,20 @@ tracker_actor::behavior_type tracker_fun(self_ptr self, tracker_setup setup) {
   if (setup.restore) st.core->restore(*setup.restore);  // validated by the loader
   st.setup = std::move(setup);
   st.log = component_log(st.setup.log, "tracker");
+  st.alarms = reason_watch(st.setup.alarm);
   const uint64_t tick = st.setup.tick_ns ? st.setup.tick_ns : st.setup.core.lease_ns / 4;
   self->delayed_send(self, std::chrono::nanoseconds(tick), tick_atom::value);
   self->set_down_handler([=](caf::down_msg& dm) { retire_generator(self, dm.source); });
   return {
+      [=](features_atom, prompt_features_ptr f) {
+        auto& s = self->state;
+        if (!f) return;
+        if (auto ok = s.core->set_prompt_features(*f); !ok)
+          s.log->error("prompt features refused: {}", ok.err().message);
+        else if (*ok)
+          s.log->info("prompt features: {} prompts x {}", f->size(), f->empty() ? 0 : (*f)[0].size());
+        dispatch(self);
+      },
       [=](credit_atom, uint32_t n, generator_actor g) {
         add_credit(self, n, g);
         dispatch(self);
@@ -277,8 +315,10 @@ tracker_actor::behavior_type tracker_fun(self_ptr self, tracker_setup setup) {
         dispatch(self);
         self->delayed_send(self, std::chrono::nanoseconds(tick), tick_atom::value);
       },
-      [=](save_atom, const std::string& path, int64_t through) -> bool {
-        return save_tracker_state(self->state.core->save(through), path).ok();
+      [=](save_atom, const std::string& path, int64_t through) -> caf::result<bool> {
+        auto ok = save_tracker_state(self->state.core->save(through), path);
+        if (!ok) return caf::make_error(caf::sec::runtime_error, ok.err().message);
+        return true;
       },
       [=](status_atom) -> tracker_status {
         auto& s = self->state;
@@ -303,6 +343,10 @@ result<bool> save_tracker_state(const tracker_state& s, const std::string& path)
   auto rows = nlohmann::json::array();
   for (const auto& r : s.pass_rates) rows.push_back({r.prompt, r.counts.n_tot, r.counts.n_pos});
   j["pass_rates"] = std::move(rows);
+  if (!s.predictor.weights.empty())  // the learned estimator (doubles round-trip exactly)
+    j["predictor"] = {{"weights", s.predictor.weights}, {"m", s.predictor.m},
+                      {"v", s.predictor.v}, {"updates", s.predictor.updates}};
+  if (!s.features.empty()) j["features"] = s.features;
   return write_file_atomic(path, j.dump());
 }
 
@@ -316,6 +360,15 @@ result<tracker_state> load_tracker_state(const std::string& path) {
     s.prompt_cursor = j.at("prompt_cursor").get<uint64_t>();
     for (const auto& r : j.at("pass_rates"))
       s.pass_rates.push_back({r.at(0).get<uint64_t>(), {r.at(1).get<float>(), r.at(2).get<float>()}});
+    if (j.contains("predictor")) {
+      const auto& p = j.at("predictor");
+      s.predictor = {p.at("weights").get<std::vector<double>>(), p.at("m").get<std::vector<double>>(),
+                     p.at("v").get<std::vector<double>>(), p.at("updates").get<uint64_t>()};
+      if (s.predictor.m.size() != s.predictor.weights.size() ||
+          s.predictor.v.size() != s.predictor.weights.size())
+        return error{path + ": corrupt tracker state (predictor vectors of unequal sizes)"};
+    }
+    if (j.contains("features")) s.features = j.at("features").get<std::vector<std::vector<float>>>();
   } catch (const std::exception& e) {
     return error{path + ": corrupt tracker state (" + e.what() + ")"};
   }

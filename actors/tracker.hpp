@@ -8,6 +8,7 @@
 
 #include "actors/log.hpp"
 #include "actors/prompt_table.hpp"
+#include "algorithms/reason_watch.hpp"
 #include "algorithms/tracker_core.hpp"
 #include "messages/interfaces.hpp"
 
@@ -22,6 +23,7 @@ struct tracker_setup {
   uint64_t tick_ns = 0;            ///< Lease check period; 0 = lease_ns / 4.
   std::optional<tracker_state> restore;  ///< Continue from a checkpoint.
   logger_ptr log;                  ///< "tracker": steps reported (debug); unset = stderr.
+  reason_watch_config alarm;       ///< Zero-reward reasons of a broken set-up: warn at once.
 };
 
 /// Spawns the tracker (cooperative: its handlers are short). It hands out work to

@@ -42,7 +42,8 @@ double solve_scale(std::span<const double> w, std::span<const allocation_bounds>
   double c = hi;
   for (int it = 0; it < 200 && hi - lo > 1e-15 * hi; ++it) {
     const auto s = clipped_sum(w, b, c);
-    if (std::fabs(s.sum - total) <= 1e-9 * std::max(1.0, total)) return c;
+    if (std::fabs(s.sum - total) <= allocation_sum_tolerance * std::max(1.0, total))
+      return c;
     (s.sum < total ? lo : hi) = c;
     double next = s.slope > 0 ? c + (total - s.sum) / s.slope : 0.5 * (lo + hi);
     if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);

@@ -8,6 +8,10 @@
 
 namespace adarl {
 
+/// The scale solver of allocate_budget stops once |sum_x clip(c w_x) - total| is at most
+/// this times max(1, total). incremental_allocation's proofs depend on it.
+inline constexpr double allocation_sum_tolerance = 1e-9;
+
 /// Bounds of one prompt's allocation. Invariant: lo <= hi.
 struct allocation_bounds {
   uint32_t lo = 0;
@@ -25,7 +29,8 @@ struct allocation_bounds {
 /// and stays within the bounds.
 ///
 /// Fails when sum(lo) > total or sum(hi) < total, or when a weight is negative or not
-/// finite. Pure; O(P log(1/tol) + P log P) for P prompts.
+/// finite. Pure; O(P log(1/tol) + P log P) for P prompts. incremental_allocation keeps
+/// this answer up to date under one-prompt changes.
 result<std::vector<uint32_t>> allocate_budget(std::span<const double> weights,
                                               std::span<const allocation_bounds> bounds,
                                               uint64_t total);

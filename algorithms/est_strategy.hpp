@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "algorithms/budget_allocation.hpp"
+#include "algorithms/incremental_allocation.hpp"
 #include "algorithms/sample_pool.hpp"
 #include "algorithms/step_strategy.hpp"
 
@@ -20,10 +21,29 @@ namespace adarl {
 /// the step budget is re-planned among unfinished prompts (never below what a prompt was
 /// already given, never above n_max). A prompt whose plan is all verified is finished.
 /// The step spends its budget exactly in both modes.
-/// Offline: O(1) per result. Online: O(P) per result plus the bisection.
+///
+/// Offline: O(1) per result. Online, replan_mode::full: O(P log P) per result (every
+/// weight and allocate_budget). Online, replan_mode::incremental (the default): the same
+/// plans and decisions, from incremental_allocation, in O(G + log P + g) per result,
+/// where G <= n_max - n_min + 1 is the number of distinct plan values and g the number
+/// of prompts sharing one; O(P log P) at start, O(P) at the first result, and O(P log P)
+/// on the rare results whose plan it cannot prove (allocate_budget decides those).
 class est_strategy final : public step_strategy {
  public:
-  est_strategy(est_config config, bool online);
+  /// How online Est re-plans after a result; both give the same plans and decisions.
+  enum class replan_mode {
+    incremental,  ///< incremental_allocation, allocate_budget when it cannot prove.
+    full,         ///< Every prompt's weight and allocate_budget: the reference.
+  };
+  /// Online re-plans so far, by who answered them.
+  struct replan_counts {
+    uint64_t incremental = 0;  ///< Proven by incremental_allocation.
+    uint64_t full = 0;         ///< allocate_budget over every prompt.
+  };
+
+  /// Offline or online Est; `mode` only matters online.
+  est_strategy(est_config config, bool online,
+               replan_mode mode = replan_mode::incremental);
 
   void start(std::span<const prompt_entry> prompts, decisions& out) override;
   result_status on_result(const sample_result& r, decisions& out) override;
@@ -34,6 +54,8 @@ class est_strategy final : public step_strategy {
   uint64_t budget() const { return budget_; }
   /// The current plan: samples each prompt will get.
   const std::vector<uint32_t>& plan() const { return plan_; }
+  /// How the online re-plans of this step were made.
+  const replan_counts& replans() const { return replans_; }
 
  private:
   struct prompt_state {
@@ -44,19 +66,30 @@ class est_strategy final : public step_strategy {
     bool finished = false;
   };
 
+  bool incremental() const { return online_ && mode_ == replan_mode::incremental; }
   double sampling_weight(double p) const;
-  void replan();
-  void top_up(prompt_slot slot, decisions& out);
-  void try_finish(prompt_slot slot, decisions& out);
+  double posterior_weight(prompt_slot slot) const;
+  void replan_full();
+  void replan_incremental(prompt_slot slot);
+  void visit(prompt_slot slot, decisions& out);
+  bool top_up(prompt_slot slot, decisions& out);
+  bool try_finish(prompt_slot slot, decisions& out);
   finished_group make_group(prompt_slot slot) const;
 
   est_config config_;
   bool online_ = false;
+  replan_mode mode_ = replan_mode::incremental;
   uint64_t budget_ = 0;
   std::vector<prompt_state> prompts_;
   std::vector<uint32_t> plan_;  ///< Invariant: sums to budget_; plan_[x] >= requested.
+  /// Invariant (incremental): the weights and bounds replan_full would give the next
+  /// re-plan, and the ones alloc_ holds.
   std::vector<double> weights_;
   std::vector<allocation_bounds> bounds_;
+  incremental_allocation alloc_;    ///< Invariant (incremental): its plan is plan_.
+  std::vector<prompt_slot> visit_;  ///< Slots the current result may top up or finish.
+  bool visit_all_ = false;  ///< The first result visits every slot, as start() did not.
+  replan_counts replans_;
   uint32_t active_ = 0;
   uint64_t accepted_ = 0;
 };

@@ -1,9 +1,11 @@
 #include "algorithms/seq_strategy.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "algorithms/downsample.hpp"
 #include "algorithms/group_math.hpp"
+#include "algorithms/signal_chance.hpp"
 
 namespace adarl {
 
@@ -12,14 +14,62 @@ seq_strategy::seq_strategy(seq_config config)
 
 void seq_strategy::start(std::span<const prompt_entry> prompts, decisions& out) {
   prompts_.clear();
-  prompts_.resize(prompts.size());
-  active_ = static_cast<uint32_t>(prompts.size());
-  for (prompt_slot s = 0; s < prompts.size(); ++s) {
-    prompts_[s].id = prompts[s].id;
-    prompts_[s].rounds = 1;
-    out.requests.push_back(prompts_[s].pool.request(s, config_.round_size));
+  prompts_.reserve(prompts.size());
+  active_ = 0;
+  wanted_ = 0;
+  const double extra = std::ceil(config_.skip_extra_factor * double(prompts.size()));
+  extra_left_ = config_.skip_below > 0 ? uint32_t(std::min(extra, 1e9)) : 0;
+  for (const auto& e : prompts) add(e, out);
+  if (done()) out.step_done = true;
+}
+
+double seq_strategy::chance(const prompt_state& p, uint32_t rounds_left) const {
+  const auto rewards = p.pool.rewards();
+  const uint32_t pos = count_positives(rewards, config_.threshold);
+  const uint32_t neg = uint32_t(rewards.size()) - pos;
+  return signal_chance(p.prior.with(rewards.size(), pos), pos, neg,
+                       rounds_left * config_.round_size, k_pos_, std::max<uint32_t>(k_neg_, 1));
+}
+
+void seq_strategy::add(const prompt_entry& e, decisions& out) {
+  const auto slot = static_cast<prompt_slot>(prompts_.size());
+  auto& p = prompts_.emplace_back();
+  p.id = e.id;
+  p.prior = e.prior;
+  // Informed: a visit that will not show a signal is skipped, but a share `explore`
+  // of such visits is drawn anyway (keyed by the visit: the same in every run).
+  const bool explored = double(e.visit_key >> 11) * 0x1p-53 < config_.explore;
+  if (config_.skip_below > 0 && !explored && chance(p, config_.max_rounds) < config_.skip_below) {
+    p.finished = true;
+    finished_group g;
+    g.slot = slot;
+    g.prompt_id = p.id;
+    g.exit = exit_kind::skipped;
+    out.finished.push_back(std::move(g));
+    if (extra_left_ > 0) {
+      --extra_left_;
+      ++wanted_;
+      ++out.prompts_wanted;
+    }
+    return;
   }
-  if (active_ == 0) out.step_done = true;
+  ++active_;
+  p.rounds = 1;
+  out.requests.push_back(p.pool.request(slot, config_.round_size));
+}
+
+void seq_strategy::add_prompts(std::span<const prompt_entry> extra, decisions& out) {
+  if (wanted_ == 0) return;  // nothing asked for: a late call changes nothing
+  const uint32_t asked = wanted_;
+  wanted_ = 0;
+  const auto given = std::min<size_t>(extra.size(), asked);
+  for (size_t i = 0; i < given; ++i) add(extra[i], out);
+  if (given < asked) {  // the prompt source is exhausted for this step
+    extra_left_ = 0;
+    out.prompts_wanted -= std::min(out.prompts_wanted, wanted_);
+    wanted_ = 0;
+  }
+  if (done()) out.step_done = true;
 }
 
 result_status seq_strategy::on_result(const sample_result& r, decisions& out) {
@@ -40,7 +90,11 @@ void seq_strategy::round_complete(prompt_slot slot, decisions& out) {
   const uint32_t pos = count_positives(rewards, config_.threshold);
   const uint32_t neg = static_cast<uint32_t>(rewards.size()) - pos;
   const bool exits = pos >= k_pos_ && neg >= k_neg_;
-  if (!exits && p.rounds < config_.max_rounds) {
+  // Informed: no further round when the rest of them would likely show no signal.
+  const bool hopeless = config_.min_signal_chance > 0 && !exits &&
+                        chance(p, config_.max_rounds - std::min(p.rounds, config_.max_rounds)) <
+                            config_.min_signal_chance;
+  if (!exits && !hopeless && p.rounds < config_.max_rounds) {
     ++p.rounds;
     out.requests.push_back(p.pool.request(slot, config_.round_size));
     return;
@@ -52,7 +106,7 @@ void seq_strategy::round_complete(prompt_slot slot, decisions& out) {
   p.finished = true;
   --active_;
   out.finished.push_back(make_group(slot, exit));
-  if (active_ == 0) out.step_done = true;
+  if (done()) out.step_done = true;
 }
 
 finished_group seq_strategy::make_group(prompt_slot slot, exit_kind exit) const {

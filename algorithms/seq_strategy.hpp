@@ -20,17 +20,25 @@ class seq_strategy final : public step_strategy {
 
   void start(std::span<const prompt_entry> prompts, decisions& out) override;
   result_status on_result(const sample_result& r, decisions& out) override;
-  bool done() const override { return active_ == 0; }
+  /// Replacements for skipped prompts (seq_config::skip_below), as DAPO's extra prompts.
+  void add_prompts(std::span<const prompt_entry> extra, decisions& out) override;
+  bool done() const override { return active_ == 0 && wanted_ == 0; }
   uint64_t samples_accepted() const override { return accepted_; }
 
  private:
   struct prompt_state {
     uint64_t id = 0;
+    beta_posterior prior;  ///< The tracker's belief at step start.
     sample_pool pool;
     uint32_t rounds = 0;
     bool finished = false;
   };
 
+  /// Adds one prompt: its first round, or (informed) a skipped group and a request
+  /// for a replacement.
+  void add(const prompt_entry& e, decisions& out);
+  /// The prompt's signal chance with `rounds_left` more rounds, its pool so far counted.
+  double chance(const prompt_state& p, uint32_t rounds_left) const;
   void round_complete(prompt_slot slot, decisions& out);
   finished_group make_group(prompt_slot slot, exit_kind exit) const;
 
@@ -39,6 +47,8 @@ class seq_strategy final : public step_strategy {
   uint32_t k_neg_ = 0;
   std::vector<prompt_state> prompts_;
   uint32_t active_ = 0;  ///< Invariant: number of prompts with finished == false.
+  uint32_t wanted_ = 0;      ///< Replacements asked for and not yet given.
+  uint32_t extra_left_ = 0;  ///< Replacements that may still be asked for.
   uint64_t accepted_ = 0;
 };
 

@@ -17,7 +17,8 @@ namespace adarl {
 /// step; steps in flight each have their own.
 ///
 /// Not thread-safe (one owner). Each call is O(size of the decisions it emits), except
-/// Est re-planning, which is O(prompts * log) per result for the online variant.
+/// online Est's re-planning: amortised O(log prompts) per result for the incremental
+/// re-allocation, O(prompts log prompts) when it falls back to a full re-plan.
 class step_strategy {
  public:
   virtual ~step_strategy() = default;

@@ -8,10 +8,24 @@
 
 namespace adarl {
 
+/// How well a pass-rate prediction matched the outcomes it predicted, summed over the
+/// samples of finished groups: the Brier score (p - y)^2 and the log loss
+/// -(y log p + (1 - y) log(1 - p)) per sample, p clamped to [1e-6, 1 - 1e-6].
+struct calibration_sums {
+  double brier = 0;     ///< Sum over samples of (p - y)^2.
+  double log_loss = 0;  ///< Sum over samples of the log loss.
+  uint64_t samples = 0;
+  uint32_t prompts = 0;
+  /// Adds a prompt predicted at p whose group drew n samples with k successes.
+  void add(double p, uint32_t n, uint32_t k);
+  double mean_brier() const { return samples ? brier / double(samples) : 0.0; }
+  double mean_log_loss() const { return samples ? log_loss / double(samples) : 0.0; }
+};
+
 /// Per-step statistics of finished groups (ALGORITHM.md section 7), accumulated group
 /// by group. Pure; O(1) per group (amortised).
 struct step_summary {
-  uint32_t prompts = 0;            ///< Groups seen, dropped ones included.
+  uint32_t prompts = 0;            ///< Groups drawn, dropped ones included (skipped not).
   uint32_t trainable = 0;          ///< Groups the learner trains on.
   uint32_t zero_gradient = 0;      ///< Trainable groups whose advantages are all equal.
   uint64_t samples = 0;            ///< Samples drawn (whole pools).
@@ -19,19 +33,37 @@ struct step_summary {
   uint64_t kept_samples = 0;       ///< Samples the learner trains on.
   uint32_t max_samples = 0;        ///< Largest pool of one prompt.
   double first_round_sum = 0;      ///< Sum of first-round mean rewards (real_reward).
-  std::array<uint32_t, 7> exits{}; ///< Count per exit_kind.
+  std::array<uint32_t, exit_kinds> exits{};         ///< Count per exit_kind.
+  std::array<uint64_t, exit_kinds> exit_samples{};  ///< Samples drawn per exit_kind.
   std::vector<uint32_t> rounds;    ///< rounds[r] = groups that used r rounds.
   /// Groups and samples by estimated pass rate: bin i covers [i/10, (i+1)/10), the last
   /// bin includes 1 (samples per prompt against difficulty, `adarl report`).
   static constexpr size_t rate_bins = 10;
   std::array<uint32_t, rate_bins> rate_prompts{};
   std::array<uint64_t, rate_bins> rate_samples{};
+  /// The pass-rate prior each prompt was drawn with (the estimator's p_hat at step
+  /// start) against the successes of its whole pool this step: all prompts, and those
+  /// the tracker had never seen. A Seq pool stops when its exit rule holds, so its
+  /// realised rate leans toward the rule (Est's fixed allocation does not).
+  calibration_sums prior_fit;
+  calibration_sums prior_fit_first_seen;
+  /// The Beta-EMA's own prior on the same first-seen prompts (equal to the above with
+  /// the ema estimator; the learned estimator is measured against it).
+  calibration_sums ema_fit_first_seen;
+  /// Reliability curve of the prior: per bin of predicted p (as rate_prompts), the sum
+  /// of predictions and of successes over samples, and the samples.
+  std::array<double, rate_bins> reliability_predicted{};
+  std::array<double, rate_bins> reliability_observed{};
+  std::array<uint64_t, rate_bins> reliability_samples{};
 
   /// Adds one finished group.
   void add(const finished_group& g);
   /// Counts a group of `samples` samples for a prompt whose pass rate is estimated at
   /// `pass_rate` (clamped to [0, 1]).
   void add_pass_rate(double pass_rate, uint32_t samples);
+  /// Adds the calibration of a prompt drawn with prior mean `p` (first_seen: it had no
+  /// statistics yet) whose pool had n samples with k successes.
+  void add_prior_fit(double p, uint32_t n, uint32_t k, bool first_seen, double ema_p);
   /// Mean first-round reward over all groups (the paper's real_reward).
   double real_reward() const { return prompts ? first_round_sum / prompts : 0.0; }
   /// Share of trainable groups with no learning signal.

@@ -20,6 +20,8 @@ std::string_view exit_name(exit_kind e) {
       return "allocated";
     case exit_kind::dropped:
       return "dropped";
+    case exit_kind::skipped:
+      return "skipped";
   }
   return "?";
 }

@@ -15,6 +15,9 @@ using prompt_slot = uint32_t;
 struct prompt_entry {
   uint64_t id = 0;        ///< Stable prompt id (keys the persistent statistics).
   beta_posterior prior;   ///< Pass-rate belief from the persistent statistics.
+  /// A random key of this visit (run seed, step, prompt): a strategy that explores
+  /// draws from it, so that its choices repeat in every run.
+  uint64_t visit_key = 0;
 };
 
 /// "Generate `count` samples of prompt `slot`, with sample indices first_index, ...,
@@ -50,7 +53,10 @@ enum class exit_kind : uint8_t {
   uniform,                     ///< GRPO, Dr.GRPO, DAPO (kept): a fixed group of n.
   allocated,                   ///< Est: all allocated samples verified.
   dropped,                     ///< DAPO: all rewards equal; not trained on.
+  skipped,                     ///< Informed Seq: no signal expected this visit; not drawn.
 };
+/// Number of exit kinds (the size of per-kind arrays).
+inline constexpr size_t exit_kinds = 8;
 
 /// Config/JSON name of an exit kind ("fallback" for both fallback kinds).
 std::string_view exit_name(exit_kind e);
@@ -81,7 +87,7 @@ struct finished_group {
   /// True when every advantage is equal (no learning signal from this group).
   bool zero_gradient() const;
   /// False for DAPO's dropped groups, which the learner must skip.
-  bool trainable() const { return exit != exit_kind::dropped; }
+  bool trainable() const { return exit != exit_kind::dropped && exit != exit_kind::skipped; }
 };
 
 /// What a strategy decided in answer to one event. The caller clears it, passes it in,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace adarl {
 
@@ -72,8 +73,11 @@ void check_threshold(std::vector<config_issue>& out, float t) {
 
 uint64_t max_samples_per_step(const strategy_config& c, uint32_t prompts) {
   switch (c.kind) {
-    case strategy_kind::ada_seq:
-      return uint64_t(c.seq.round_size) * c.seq.max_rounds * prompts;
+    case strategy_kind::ada_seq:  // replacements of skipped prompts included
+      return uint64_t(c.seq.round_size) * c.seq.max_rounds *
+             (prompts + (c.seq.skip_below > 0
+                             ? uint64_t(std::ceil(c.seq.skip_extra_factor * prompts))
+                             : 0));
     case strategy_kind::ada_est:
     case strategy_kind::ada_est_online:
       return std::max<uint64_t>(c.est.budget, uint64_t(c.est.n_max) * prompts);
@@ -108,6 +112,11 @@ std::vector<config_issue> validate(const strategy_config& c) {
             "k_pos", "the exit needs more samples than max_rounds * round_size");
       check_threshold(out, s.threshold);
       check_objective(out, s.weight_objective);
+      for (const auto& [key, v] : {std::pair<const char*, double>{"min_signal_chance", s.min_signal_chance},
+                                   {"skip_below", s.skip_below}, {"explore", s.explore}})
+        check(out, v >= 0 && v <= 1, key, "expected a number in [0, 1]");
+      check(out, s.skip_extra_factor >= 0 && s.skip_extra_factor <= 100, "skip_extra_factor",
+            "expected a number in [0, 100]");
       break;
     }
     case strategy_kind::ada_est:

@@ -44,6 +44,14 @@ struct seq_config {
   bool std_norm = false;      ///< Divide advantages by the unbiased std of the 0/1 pool.
   bool explicit_weight = false;  ///< Multiply by f'(p_hat) (paper v3's 1/p_hat), guarded.
   objective weight_objective;    ///< f for explicit_weight (default log: 1/p_hat).
+  /// The tracker's memory spent on the budget (adarl's own, ALGORITHM.md 4e; 0 = off,
+  /// the paper's Seq). The signal chance of a prompt is the probability, under its
+  /// pass-rate posterior, that its pool will hold K_pos positives and max(K_neg, 1)
+  /// negatives once its remaining rounds are drawn.
+  double min_signal_chance = 0;  ///< No further round for a prompt whose chance is below.
+  double skip_below = 0;         ///< Skip a visit whose chance over all rounds is below ...
+  double explore = 0.1;          ///< ... except with this probability (honest estimates).
+  double skip_extra_factor = 2.0;  ///< At most ceil(factor * batch) replacement prompts.
 
   /// K_pos after applying the default rule.
   uint32_t effective_k_pos() const;
@@ -65,6 +73,12 @@ struct est_config {
   /// 0.5 with the log objective is the paper's hybrid: N_x ~ 1/sqrt(p), w = 1/sqrt(rbar).
   double sample_share = 0.5;
   float threshold = 0.7f;           ///< Success for the pass-rate statistics: reward > threshold.
+  /// Divide the centred advantages by the unbiased std of the prompt's rewards this step,
+  /// as GRPO does (max(std, 1e-6) + 1e-6); off in the paper. For ablations.
+  bool std_norm = false;
+  /// Multiply the advantages by w_grad = f'(rbar + eps)^(1 - sample_share); false keeps
+  /// the allocation and trains with weight 1. For ablations.
+  bool grad_weight = true;
   uint32_t wave = 4;                ///< Online only: most requests in flight per prompt.
 };
 

@@ -8,6 +8,9 @@
 namespace adarl {
 
 namespace {
+// Keeps the visit keys apart from the sample streams of the same (seed, step, prompt).
+constexpr uint64_t visit_salt = 0x7151'7000'0000'0000ull;
+
 uint64_t key_of(prompt_slot slot, uint32_t index) {
   return (uint64_t(slot) << 32) | index;
 }
@@ -17,7 +20,8 @@ tracker_core::tracker_core(tracker_config config, uint64_t prompts)
     : config_(std::move(config)),
       gate_{config_.lag},
       order_(prompts, config_.seed),
-      table_(config_.pass_rate) {}
+      table_(config_.pass_rate),
+      predictor_(config_.predictor) {}
 
 tracker_core::open_step* tracker_core::find(uint64_t step) {
   if (steps_.empty() || step < steps_.front().step) return nullptr;
@@ -35,25 +39,35 @@ tracker_core::lease* tracker_core::lease_of(open_step& s, prompt_slot slot, uint
   return l.state == lease_state::none ? nullptr : &l;
 }
 
-std::vector<prompt_entry> tracker_core::draw_prompts(uint32_t n) {
+std::vector<prompt_entry> tracker_core::draw_prompts(uint32_t n, uint64_t step) {
   std::vector<prompt_entry> out(n);
   for (auto& e : out) {
     e.id = order_.next();
-    e.prior = table_.posterior_of(e.id);
+    e.visit_key = mix_keys(config_.seed ^ visit_salt, step, e.id, order_.cursor());
+    e.prior = predictor_.ready() ? predictor_.prior(e.id, table_.find(e.id))
+                                 : table_.posterior_of(e.id);
   }
   return out;
 }
 
+void tracker_core::note_drawn(open_step& s, const prompt_entry& p) const {
+  s.prompt_ids.push_back(p.id);
+  s.prior_means.push_back(p.prior.mean());
+  s.ema_means.push_back(table_.posterior_of(p.id).mean());
+  s.first_seen.push_back(table_.find(p.id) == nullptr ? 1 : 0);
+}
+
 bool tracker_core::open_next(uint64_t learner_version, uint64_t now_ns) {
   if (config_.steps > 0 && next_step_ >= config_.steps) return false;
+  if (awaiting_features()) return false;
   if (gate_.check(next_step_, learner_version, 0) != gate_verdict::admit) return false;
   open_step& s = steps_.emplace_back();
   s.step = next_step_++;
   s.cursor_at_open = order_.cursor();
   s.strategy = make_strategy(config_.strategy);
   s.counters.opened_ns = now_ns;
-  auto prompts = draw_prompts(config_.prompts_per_step);
-  for (const auto& p : prompts) s.prompt_ids.push_back(p.id);
+  auto prompts = draw_prompts(config_.prompts_per_step, s.step);
+  for (const auto& p : prompts) note_drawn(s, p);
   scratch_.clear();
   s.strategy->start(prompts, scratch_);
   tracker_output ignored;  // A strategy finishes nothing at start.
@@ -65,8 +79,8 @@ void tracker_core::apply(open_step& s, decisions& d, bool from_start, uint64_t n
                          tracker_output& out) {
   // DAPO asks for more prompts; the answer may ask again (bounded by the strategy).
   while (d.prompts_wanted > 0) {
-    auto extra = draw_prompts(d.prompts_wanted);
-    for (const auto& p : extra) s.prompt_ids.push_back(p.id);
+    auto extra = draw_prompts(d.prompts_wanted, s.step);
+    for (const auto& p : extra) note_drawn(s, p);
     d.prompts_wanted = 0;
     s.strategy->add_prompts(extra, d);
   }
@@ -81,6 +95,9 @@ void tracker_core::apply(open_step& s, decisions& d, bool from_start, uint64_t n
     s.summary.add(g);
     s.summary.add_pass_rate(table_.estimate_after(g.prompt_id, g.samples_used, g.positives),
                             g.samples_used);
+    if (g.slot < s.prior_means.size())
+      s.summary.add_prior_fit(s.prior_means[g.slot], g.samples_used, g.positives,
+                              s.first_seen[g.slot] != 0, s.ema_means[g.slot]);
     out.finished.push_back({s.step, std::move(g)});
   }
   if (d.step_done && !s.done) {
@@ -103,10 +120,12 @@ void tracker_core::commit(open_step& s) {
   std::stable_sort(s.updates.begin(), s.updates.end(),
                    [](const finished_stats& a, const finished_stats& b) { return a.slot < b.slot; });
   s.undo.reserve(s.updates.size());
+  if (predictor_.ready()) s.predictor_before = predictor_.save();
   for (const auto& u : s.updates) {
     const beta_ema_counts* before = table_.find(u.prompt);
     s.undo.emplace_back(u.prompt, before ? std::optional(*before) : std::nullopt);
     table_.update(u.prompt, u.samples, u.positives);
+    if (predictor_.ready()) predictor_.fit(u.prompt, u.samples, u.positives);
   }
   std::vector<finished_stats>().swap(s.updates);
 }
@@ -298,7 +317,31 @@ tracker_state tracker_core::save(int64_t through) const {
       table.set(u->first, u->second ? &*u->second : nullptr);
   }
   st.pass_rates = table.save();
+  st.features = features_;
+  if (predictor_.ready()) {
+    st.predictor = predictor_.save();
+    // The first later step that committed holds the state before its own fits.
+    for (const auto& s : steps_)
+      if (int64_t(s.step) > through && s.predictor_before) {
+        st.predictor = *s.predictor_before;
+        break;
+      }
+  } else {
+    st.predictor = pending_predictor_;
+  }
   return st;
+}
+
+result<bool> tracker_core::set_prompt_features(const std::vector<std::vector<float>>& rows) {
+  if (predictor_.ready()) return false;  // the features a run started with stay
+  pass_rate_predictor p = predictor_;
+  if (auto ok = p.set_features(rows); !ok) return ok;
+  if (!pending_predictor_.weights.empty())
+    if (auto ok = p.restore(pending_predictor_); !ok) return ok;
+  predictor_ = std::move(p);
+  pending_predictor_ = {};
+  features_ = rows;
+  return true;
 }
 
 result<bool> tracker_core::restore(const tracker_state& st) {
@@ -309,6 +352,12 @@ result<bool> tracker_core::restore(const tracker_state& st) {
   next_step_ = st.next_step;
   generated_through_ = int64_t(st.next_step) - 1;
   order_.seek(st.prompt_cursor);
+  pending_predictor_ = st.predictor;
+  if (!st.features.empty()) {
+    predictor_ = pass_rate_predictor(config_.predictor);  // the saved features replace any
+    features_.clear();
+    if (auto f = set_prompt_features(st.features); !f) return f;
+  }
   return true;
 }
 

@@ -10,6 +10,7 @@
 
 #include "algorithms/lag_gate.hpp"
 #include "algorithms/pass_rate.hpp"
+#include "algorithms/pass_rate_predictor.hpp"
 #include "algorithms/prompt_order.hpp"
 #include "algorithms/result.hpp"
 #include "algorithms/step_strategy.hpp"
@@ -25,11 +26,17 @@ struct tracker_config {
   /// Cumulative samples after which the run ends (at the end of the step that reaches
   /// it; the learner checks); 0 = none. `steps` stays a cap.
   uint64_t sample_budget = 0;
+  /// With a sample budget: the run goes on past it until this many steps are trained
+  /// (a comparison reads every run at equal steps and at equal samples); 0 = none.
+  uint64_t min_steps = 0;
   lag_gate_config lag;             ///< Max policy lag (and exact mode).
   uint64_t lease_ns = 60'000'000'000;  ///< A request not answered within this is re-issued.
   bool sync_rounds = false;        ///< Barrier after each round (the reference's behaviour).
   uint64_t seed = 1;               ///< Keys the prompt order and every sample's stream.
   beta_ema_params pass_rate;       ///< Persistent per-prompt statistics.
+  /// Where a prompt's prior comes from; `learned` waits for set_prompt_features().
+  estimator_kind estimator = estimator_kind::ema;
+  predictor_config predictor;      ///< The learned estimator's settings.
 };
 
 /// One sample to draw: what a generator needs besides the prompt's text.
@@ -93,6 +100,10 @@ struct tracker_state {
   uint64_t next_step = 0;               ///< First step to open.
   uint64_t prompt_cursor = 0;           ///< prompt_order cursor when next_step opens.
   std::vector<pass_rate_row> pass_rates;  ///< Updated by every step < next_step, no later one.
+  predictor_state predictor;            ///< The learned estimator, likewise (empty: none).
+  /// The prompt features it was trained on (so that a resumed run predicts as the
+  /// original did, whatever weights the features would be computed from now).
+  std::vector<std::vector<float>> features;
 };
 
 /// The difficulty tracker's logic, without actors: it opens steps as the lag gate allows,
@@ -155,7 +166,19 @@ class tracker_core {
   /// opened). Precondition: retired steps <= through <= generated_through(). O(prompts).
   tracker_state save(int64_t through) const;
   /// Restores a saved state; bad rows are an error and leave the tracker unchanged.
+  /// A saved predictor is applied when the features arrive (set_prompt_features).
   result<bool> restore(const tracker_state& s);
+
+  /// The features of the training prompts 0..prompts-1 (estimator learned): no step
+  /// opens before they are set. Bad rows, or a restored predictor of another size, are
+  /// an error and change nothing. Once set (or restored) they are kept: a later call
+  /// changes nothing and returns false. O(prompts * dim).
+  result<bool> set_prompt_features(const std::vector<std::vector<float>>& rows);
+  /// True while the learned estimator waits for its features.
+  bool awaiting_features() const {
+    return config_.estimator == estimator_kind::learned && !predictor_.ready();
+  }
+  const pass_rate_predictor& predictor() const { return predictor_; }
 
  private:
   enum class lease_state : uint8_t { none, out, queued };
@@ -173,6 +196,9 @@ class tracker_core {
     uint64_t step = 0;
     std::unique_ptr<step_strategy> strategy;
     std::vector<uint64_t> prompt_ids;           ///< By slot.
+    std::vector<double> prior_means;            ///< By slot: p_hat when drawn.
+    std::vector<double> ema_means;              ///< By slot: the Beta-EMA's p_hat then.
+    std::vector<uint8_t> first_seen;            ///< By slot: no statistics when drawn.
     std::deque<sample_request> pending;         ///< Not yet handed out.
     std::vector<sample_request> held;           ///< sync_rounds: waiting for the barrier.
     std::vector<std::vector<lease>> leases;     ///< By slot, then sample index.
@@ -184,6 +210,8 @@ class tracker_core {
     std::vector<finished_stats> updates;
     /// Rows the commit replaced, in commit order (save() undoes them).
     std::vector<std::pair<uint64_t, std::optional<beta_ema_counts>>> undo;
+    /// The learned estimator before this step's fits (set by commit; save() rewinds).
+    std::optional<predictor_state> predictor_before;
     bool done = false;
     step_summary summary;
     step_counters counters;
@@ -198,18 +226,23 @@ class tracker_core {
   const open_step* find(uint64_t step) const;
   static lease* lease_of(open_step& s, prompt_slot slot, uint32_t index);
   bool open_next(uint64_t learner_version, uint64_t now_ns);
+  /// Records a prompt drawn into `s` (its id, prior mean and whether it was new).
+  void note_drawn(open_step& s, const prompt_entry& p) const;
   void apply(open_step& s, decisions& d, bool from_start, uint64_t now_ns, tracker_output& out);
   void issue(open_step& s, prompt_slot slot, uint32_t index, uint64_t now_ns,
              std::vector<work_item>& out);
   void release_barrier(open_step& s);
   // Folds a complete step's statistics into the table, in slot order.
   void commit(open_step& s);
-  std::vector<prompt_entry> draw_prompts(uint32_t n);
+  std::vector<prompt_entry> draw_prompts(uint32_t n, uint64_t step);
 
   tracker_config config_;
   lag_gate gate_;
   prompt_order order_;
   pass_rate_table table_;
+  pass_rate_predictor predictor_;
+  predictor_state pending_predictor_;  ///< Restored, applied once features are set.
+  std::vector<std::vector<float>> features_;  ///< As given to set_prompt_features.
   std::deque<open_step> steps_;  ///< Ascending step numbers, not yet retired.
   std::deque<expiry> reissue_;   ///< Expired requests to hand out again.
   uint64_t next_step_ = 0;

@@ -13,8 +13,8 @@ namespace adarl {
 void add_replay_command(CLI::App& app, int& exit_code);
 /// `adarl simulate`: strategies on a simulated policy (cli/simulate_command.cpp).
 void add_simulate_command(CLI::App& app, int& exit_code);
-/// `adarl tasks export|check`: built-in suites as JSONL, dataset checks
-/// (cli/tasks_command.cpp). Returns the `tasks` subcommand.
+/// `adarl tasks export|check|verify`: built-in suites as JSONL, dataset checks, scoring
+/// completions (cli/tasks_command.cpp). Returns the `tasks` subcommand.
 CLI::App* add_tasks_command(CLI::App& app, int& exit_code);
 /// `adarl tasks select`: the paper's prompt selection (cli/task_select_run.cpp; links
 /// LibTorch, in adarl_torch_jobs).

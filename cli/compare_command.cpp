@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/cache_dir.hpp"
 #include "cli/commands.hpp"
 #include "report/compare.hpp"
 #include "runtime/interrupt.hpp"
@@ -16,6 +17,7 @@
 #include "report/report.hpp"
 #include "cli/run_engines.hpp"
 #include "cli/run_tasks.hpp"
+#include "cli/shell_words.hpp"
 #include "cli/task_select_run.hpp"
 #include "tasks/atomic_file.hpp"
 
@@ -47,6 +49,7 @@ result<prompt_table_ptr> compare_prompts(const compare_plan& plan, const std::st
   for (int part = 0; part < 2; ++part) {
     select_job job;
     job.policy = base;
+    job.cache_root = cache_dir("select");
     job.pool = part == 0 ? items->train : items->held_out;
     job.window = w;
     job.describe = {source, part == 0 ? "train" : "held-out", part == 0 ? c.seed : held_out_key,
@@ -75,7 +78,27 @@ bool write_text(const std::string& file, const std::string& text) {
   return ok.ok();
 }
 
+/// The command that continues this comparison: the same command line (without its
+/// overrides it would be another comparison); finished runs are kept and skipped.
+std::string continue_line(const compare_args& a) {
+  std::vector<std::string> again{"adarl", "compare", a.file};
+  again.insert(again.end(), a.overrides.begin(), a.overrides.end());
+  if (a.jobs) again.insert(again.end(), {"--jobs", std::to_string(a.jobs)});
+  if (!a.svg.empty()) again.insert(again.end(), {"--svg", a.svg});
+  if (!a.svg_axis.empty()) again.insert(again.end(), {"--svg-axis", a.svg_axis});
+  return shell_line(again);
+}
+
+/// A stop during the warm start or the prompt selection (`what`), said; exit status 130.
+int stopped_before_runs(const compare_args& a, const std::string& what) {
+  std::cout << "compare: stopped before any run: " << what
+            << ". Continue with: " << continue_line(a) << std::endl;
+  return 130;
+}
+
 int compare_command(const compare_args& a) {
+  // Before any work: a stop during the warm start or the selection counts too.
+  sigint_guard guard;
   auto plan = load_compare_config(a.file, a.overrides);
   if (!plan) {
     std::cerr << plan.err().message << "\n";
@@ -102,7 +125,8 @@ int compare_command(const compare_args& a) {
   // One base checkpoint for every run (the SFT warm start of the base document).
   std::string base;
   if (plan->base.policy.kind == policy_kind::transformer) {
-    auto b = base_checkpoint(plan->base, std::cout);
+    auto b = base_checkpoint(plan->base, std::cout, &sigint_guard::flag());
+    if (!b && sigint_guard::flag().load()) return stopped_before_runs(a, b.err().message);
     if (!b) {
       std::cerr << "compare: warm start: " << b.err().message << "\n";
       return 1;
@@ -110,6 +134,7 @@ int compare_command(const compare_args& a) {
     base = *b;
   }
   auto prompts = compare_prompts(*plan, base);
+  if (!prompts && sigint_guard::flag().load()) return stopped_before_runs(a, prompts.err().message);
   if (!prompts) {
     std::cerr << a.file << ": " << prompts.err().message << "\n";
     return 2;
@@ -119,14 +144,11 @@ int compare_command(const compare_args& a) {
     return torch_factories(c, base);
   };
   std::filesystem::create_directories(plan->settings.out);
-  compare_outcome outcome;
-  {
-    sigint_guard guard;
-    outcome = run_compare(*plan, *prompts, engines, &sigint_guard::flag(), std::cout);
-  }
+  const compare_outcome outcome =
+      run_compare(*plan, *prompts, engines, &sigint_guard::flag(), std::cout);
   if (outcome.interrupted) {
-    std::cout << "compare: stopped; finished runs are kept. Continue with: adarl compare "
-              << a.file << "\n";
+    std::cout << "compare: stopped; finished runs are kept. Continue with: " << continue_line(a)
+              << "\n";
     return 130;
   }
   std::vector<compare_run> done;

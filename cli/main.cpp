@@ -10,6 +10,7 @@
 #include "adarl/version.hpp"
 #include "cli/commands.hpp"
 #include "runtime/process_env.hpp"
+#include "tasks/atomic_file.hpp"
 
 namespace {
 
@@ -24,9 +25,35 @@ bool runs_torch(int argc, char** argv) {
   return command == "run" || command == "sft" || command == "compare";
 }
 
+/// "adarl: unknown command ..." when a word of the command line names no subcommand
+/// where one is expected (CLI11 would say only that a subcommand is required); "" else.
+std::string unknown_command(CLI::App& app, int argc, char** argv) {
+  CLI::App* at = &app;
+  std::string path = "adarl";
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    const auto subs = at->get_subcommands([](CLI::App*) { return true; });
+    if (subs.empty() || word.empty() || word[0] == '-') return "";
+    CLI::App* next = nullptr;
+    std::string names;
+    for (auto* sub : subs) {
+      if (sub->check_name(word)) next = sub;
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!next)
+      return path + ": unknown command \"" + word + "\" (commands: " + names + "; " + path +
+             " --help says more)";
+    path += " " + next->get_name();
+    at = next;
+  }
+  return "";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Writes past `ulimit -f` fail with EFBIG and are reported (SIGXFSZ would kill us).
+  adarl::ignore_file_size_signal();
   // OMP_WAIT_POLICY and OPENBLAS_CORETYPE are read before main: may start again with them.
   if (runs_torch(argc, argv)) adarl::ensure_process_env(argv);
   CLI::App app{"adarl: adaptive-sampling reinforcement learning for language models"};
@@ -44,6 +71,10 @@ int main(int argc, char** argv) {
   auto* worker = adarl::add_worker_command(app, exit_code);
   adarl::add_worker_generate_command(*worker, exit_code);
   adarl::add_worker_learn_command(*worker, exit_code);
+  if (const auto unknown = unknown_command(app, argc, argv); !unknown.empty()) {
+    std::cerr << unknown << "\n";
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

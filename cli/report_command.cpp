@@ -10,6 +10,7 @@
 
 #include "cli/commands.hpp"
 #include "report/compare.hpp"
+#include "report/run_page.hpp"
 #include "report/run_report.hpp"
 
 namespace adarl {
@@ -51,7 +52,12 @@ int report_command(const report_args& a) {
     std::cerr << "report: " << out.err().message << "\n";
     return 2;
   }
-  std::cout << compare_table(*data) << "wrote " << *out << "\n";
+  // A comparison prints its tables; a run the verdict at the top of its page.
+  if (is_run_data(*data))
+    std::cout << run_verdict(*data) << "\n";
+  else
+    std::cout << compare_table(*data);
+  std::cout << "wrote " << *out << "\n";
   return 0;
 }
 

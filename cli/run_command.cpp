@@ -2,11 +2,14 @@
 // end. Links LibTorch (the built-in policy's engines and the SFT warm start).
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/logger.h>
@@ -17,12 +20,15 @@
 #include "runtime/cluster.hpp"
 #include "cli/commands.hpp"
 #include "runtime/interrupt.hpp"
+#include "runtime/listen_check.hpp"
 #include "runtime/logging.hpp"
 #include "runtime/metrics_http.hpp"
 #include "config/pipeline_reader.hpp"
 #include "config/resume_check.hpp"
 #include "cli/run_engines.hpp"
+#include "cli/run_dir.hpp"
 #include "cli/run_summary.hpp"
+#include "cli/shell_words.hpp"
 #include "cli/run_tasks.hpp"
 #include "report/run_report.hpp"
 #include "tasks/python_runner.hpp"
@@ -40,17 +46,6 @@ struct run_args {
   std::string resume;
   bool resume_force = false;
 };
-
-/// A word for a shell: quoted when it holds anything but safe characters.
-std::string shell_word(const std::string& s) {
-  const bool safe = !s.empty() && s.find_first_not_of(
-                                      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                      "0123456789_-+=.,/:@%") == std::string::npos;
-  if (safe) return s;
-  std::string out = "'";
-  for (char ch : s) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-  return out + "'";
-}
 
 /// Says once how programs of the python verifier are isolated here, when the run uses it
 /// (the sandbox degrades where the kernel refuses namespaces, e.g. in a chroot).
@@ -75,6 +70,47 @@ void describe_sandbox(const prompt_table& prompts) {
 bool holds_a_run(const std::string& out) {
   std::error_code ec;
   return std::filesystem::file_size(out + "/metrics.jsonl", ec) > 0 && !ec;
+}
+
+/// A stop (SIGINT, SIGTERM) before the pipeline trained: says where (`what`), what was
+/// kept and the command to go on with; the exit status of an interrupted run.
+int stopped_before_training(const run_args& a, const pipeline_config& c,
+                            const std::string& what, const logger_ptr& log) {
+  const bool kept = holds_a_run(c.out);  // a resumed run keeps what it held
+  std::cout << "run: stopped " << (kept ? "while starting" : "before training") << ": " << what
+            << "\nrun: " << (kept ? c.out + " keeps the steps and checkpoints it held"
+                                  : std::string("no step was trained; nothing to resume"))
+            << "\n";
+  std::vector<std::string> again{"adarl", "run", a.file};
+  again.insert(again.end(), a.overrides.begin(), a.overrides.end());
+  if (kept) again.insert(again.end(), {"--resume", c.out});
+  if (kept && a.resume_force) again.push_back("--resume-force");
+  std::cout << "continue with: " << shell_line(again) << std::endl;
+  if (log) log->info("run stopped before training: {}", what);
+  return 130;
+}
+
+/// Rank 0 of a replicated learner: says which ranks it waits for, at which store, and
+/// the command that starts each (this run's config and overrides). `last` keeps the
+/// latest wait in words, for the stop message (read once the pipeline has ended).
+replica_wait_fn say_rank_wait(const run_args& a, std::shared_ptr<std::string> last) {
+  return [a, last](const replica_wait& w) {
+    std::string ranks;
+    for (uint32_t r : w.missing) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
+    *last = "learner rank" + std::string(w.missing.size() > 1 ? "s " : " ") + ranks +
+            " to join the store at " + w.store;
+    std::ostringstream s;
+    s << "run: learner rank 0 waits for " << *last << " (" << int(w.waited) << " s of "
+      << int(w.timeout) << " s, learner.join_timeout); start "
+      << (w.missing.size() > 1 ? "each" : "it") << " with:\n";
+    for (uint32_t r : w.missing) {
+      std::vector<std::string> cmd{"adarl", "worker", "learn", a.file};
+      cmd.insert(cmd.end(), a.overrides.begin(), a.overrides.end());
+      cmd.insert(cmd.end(), {"--rank", std::to_string(r)});
+      s << "  " << shell_line(cmd) << "\n";
+    }
+    std::cout << s.str() << std::flush;
+  };
 }
 
 /// The state differences between the config a run (or checkpoint) was written under
@@ -173,14 +209,10 @@ std::optional<run_watchers> start_watchers(const run_args& a, const pipeline_con
   return w;
 }
 
-/// Writes OUT/report.html and prints the summary of the run's files.
-void finish_run(const pipeline_config& c, const run_watchers& w, double wall_seconds) {
-  run_report_options ro;
-  ro.title = "adarl run: " + c.name;
-  ro.metric = c.eval.greedy ? "greedy" : "sampled";
-  auto data = run_report_data(c.out, ro);
-  auto page = data ? write_report_page(c.out, *data) : result<std::string>(data.err());
-  if (!page) w.log->warn("report: {}", page.err().message);
+/// The summary's input: the run's lines and the files worth naming (the report page only
+/// when this run's was written, checkpoints/ only with a complete checkpoint).
+run_summary_input summary_input(const pipeline_config& c, double wall_seconds,
+                                bool report, bool checkpoint) {
   run_summary_input in;
   auto steps = read_json_lines(c.out + "/metrics.jsonl", /*missing_ok=*/true);
   auto evals = read_json_lines(c.out + "/eval.jsonl", /*missing_ok=*/true);
@@ -188,16 +220,55 @@ void finish_run(const pipeline_config& c, const run_watchers& w, double wall_sec
   if (evals) in.evals = std::move(*evals);
   in.wall_seconds = wall_seconds;
   in.out = c.out;
-  for (const char* f : {"report.html", "metrics.jsonl", "metrics.csv", "eval.jsonl"})
+  in.alarm.share = c.metrics.alarm_share;
+  if (report) in.files.push_back("report.html");
+  for (const char* f : {"metrics.jsonl", "metrics.csv", "eval.jsonl"})
     if (std::filesystem::exists(c.out + "/" + f)) in.files.push_back(f);
   if (const auto log = log_file_path(c.log, c.out); !log.empty() && std::filesystem::exists(log))
     in.files.push_back(std::filesystem::path(log).lexically_relative(c.out).string());
-  if (std::filesystem::exists(c.out + "/checkpoints")) in.files.push_back("checkpoints/");
-  std::cout << run_summary(in) << "\n";
+  if (checkpoint) in.files.push_back("checkpoints/");
+  return in;
+}
+
+/// The closing line (the checkpoint only when it is complete on the disk),
+/// OUT/report.html and the summary of the run's files. 0, or 1 when the report, the log
+/// file or stdout could not be written, each said on stderr with the file and the reason.
+int finish_run(const pipeline_config& c, const run_outcome& r, const run_watchers& w,
+               double wall_seconds) {
+  std::vector<std::string> failures;
+  auto kept = read_manifest(r.checkpoint);
+  if (!kept) failures.push_back(kept.err().message);
+  const std::string checkpoint = kept ? r.checkpoint : std::string("none");
+  const char* how = r.interrupted ? "stopped" : "finished";
+  std::cout << "run: " << how << " at version " << r.version << "; checkpoint "
+            << checkpoint << "\n";
+  w.log->info("run {} at version {}; checkpoint {}", how, r.version, checkpoint);
+  run_report_options ro;
+  ro.title = "adarl run: " + c.name;
+  ro.metric = c.eval.greedy ? "greedy" : "sampled";
+  bool report = false;
+  if (auto data = run_report_data(c.out, ro); !data)
+    w.log->warn("report: {}", data.err().message);  // nothing to draw: not a write
+  else if (auto page = write_report_page(c.out, *data); !page)
+    failures.push_back(page.err().message);
+  else
+    report = true;
+  std::cout << run_summary(summary_input(c, wall_seconds, report, bool(kept))) << "\n";
+  errno = 0;
+  if (!std::cout.flush())
+    failures.push_back(std::string("stdout: cannot write the summary") +
+                       (errno ? std::string(": ") + std::strerror(errno) : ""));
+  w.log->flush();
+  if (auto f = log_write_failure(w.log); !f.empty()) failures.push_back(f);
+  for (const auto& f : failures) std::cerr << "run: " << f << "\n";
+  return failures.empty() ? 0 : 1;
 }
 
 int run_command(const run_args& a) {
   const auto started = steady_clock::now();
+  // Before any work: a stop during the warm start or the wait for learner ranks counts
+  // too, even with SIGINT inherited as ignored (runtime/interrupt.hpp).
+  sigint_guard guard;
   auto config = load_pipeline_config(a.file, a.overrides);
   if (!config) {
     std::cerr << config.err().message << "\n";
@@ -212,6 +283,17 @@ int run_command(const run_args& a) {
   auto prompts = load_run_prompts(c);
   if (!prompts) {
     std::cerr << a.file << ": " << prompts.err().message << "\n";
+    return 2;
+  }
+  std::cout << "run: " << (*prompts)->train << " training prompts, " << (*prompts)->held_out()
+            << " held out (" << (c.tasks.dataset.empty() ? "suite " + c.tasks.suite : c.tasks.dataset)
+            << ")\n";
+  if (auto ok = check_sft_items(c); !ok) {
+    std::cerr << a.file << ": " << ok.err().message << "\n";
+    return 2;
+  }
+  if (auto ok = check_listen_endpoints(c); !ok) {
+    std::cerr << a.file << ": " << ok.err().message << "\n";
     return 2;
   }
   describe_sandbox(**prompts);
@@ -230,6 +312,14 @@ int run_command(const run_args& a) {
       if (parent.filename() == "checkpoints") c.out = parent.parent_path().string();
       std::cout << "run: resuming from " << o.resume_from << " into " << c.out << "\n";
     }
+  } else if (c.out.find(run_dir_placeholder) != std::string::npos) {
+    auto dir = make_run_dir(c.out);
+    if (!dir) {
+      std::cerr << a.file << ": out: " << dir.err().message << "\n";
+      return 1;
+    }
+    c.out = *dir;
+    std::cout << "run: writing to " << c.out << "\n";
   } else if (holds_a_run(c.out)) {
     std::cerr << c.out << " already holds a run (metrics.jsonl): continue it with --resume "
               << c.out << ", or write this one elsewhere with out=DIR\n";
@@ -239,29 +329,37 @@ int run_command(const run_args& a) {
   if (!watchers) return 2;
   o.logger = watchers->log;
   o.observer = watchers->endpoint;
-  auto engines = run_engines(c, *prompts, std::cout);
+  replica_join_watch join;
+  join.stop = &sigint_guard::flag();
+  auto waited = std::make_shared<std::string>();
+  join.on_wait = say_rank_wait(a, waited);
+  auto engines = run_engines(c, *prompts, std::cout, join);
+  if (!engines && sigint_guard::flag().load())
+    return stopped_before_training(a, c, engines.err().message, watchers->log);
   if (!engines) {
     std::cerr << "run: warm start: " << engines.err().message << "\n";
     return 1;
   }
+  if (sigint_guard::flag().load())
+    return stopped_before_training(a, c,
+                                   c.policy.kind == policy_kind::transformer
+                                       ? "after the warm start (cached: the next run starts from it)"
+                                       : "before the pipeline started",
+                                   watchers->log);
   std::filesystem::create_directories(c.out);
   result<run_outcome> r = error{"not run"};
-  {
-    sigint_guard guard;
-    o.stop = &sigint_guard::flag();
-    r = run_pipeline(c, *prompts, *engines, o);
-  }
+  o.stop = &sigint_guard::flag();
+  r = run_pipeline(c, *prompts, *engines, o);
   if (watchers->endpoint) watchers->endpoint->stop();  // the run is over
+  if (!r && sigint_guard::flag().load() && !waited->empty() && !holds_a_run(c.out))
+    return stopped_before_training(a, c, "stopped while waiting for " + *waited, watchers->log);
   if (!r) {
     std::cerr << "run: " << r.err().message << "\n";
     watchers->log->info("run failed: {}", r.err().message);  // the file's last word
     return 1;
   }
-  std::cout << "run: " << (r->interrupted ? "stopped" : "finished") << " at version "
-            << r->version << "; checkpoint " << r->checkpoint << "\n";
-  watchers->log->info("run {} at version {}; checkpoint {}",
-                      r->interrupted ? "stopped" : "finished", r->version, r->checkpoint);
-  finish_run(c, *watchers, seconds_since(started));
+  const int status = finish_run(c, *r, *watchers, seconds_since(started));
+  if (status != 0) return status;
   if (!r->interrupted) return 0;
   std::string again = "adarl run " + shell_word(a.file);
   for (const auto& o2 : a.overrides) again += " " + shell_word(o2);

@@ -7,19 +7,27 @@
 #include "models/hf_engines.hpp"
 #include "models/sim_engines.hpp"
 #include "models/torch_engines.hpp"
+#include "cli/cache_dir.hpp"
 #include "cli/run_tasks.hpp"
 #include "cli/sft_job.hpp"
 
 namespace adarl {
 
-result<std::string> base_checkpoint(const pipeline_config& c, std::ostream& log) {
+result<std::string> base_checkpoint(const pipeline_config& c, std::ostream& log,
+                                    const std::atomic<bool>* stop) {
   if (!c.policy.base_checkpoint.empty()) return c.policy.base_checkpoint;
-  const std::string dir = "runs/sft-cache/" + sft_cache_key(c);
+  const std::string dir = cache_dir("sft") + "/" + sft_cache_key(c);
   if (read_checkpoint_meta(dir)) {
     log << "run: SFT warm start from the cache " << dir << "\n";
     return dir;
   }
+  // The run's own training split only: a held-out item trained on here would make every
+  // held-out figure of the run meaningless.
+  auto items = sft_items(c);
+  if (!items) return items.err();
+  if (items->empty()) return error{"sft: no training items"};
   sft_job_config s;
+  s.items = std::move(*items);
   s.model = c.policy.model;
   s.suite = c.tasks.suite;
   s.dataset = c.tasks.dataset;
@@ -34,7 +42,10 @@ result<std::string> base_checkpoint(const pipeline_config& c, std::ostream& log)
   s.device = c.policy.device;
   s.threads = c.actors.learner_threads;
   log << "run: SFT warm start (" << s.steps << " steps), cached in " << dir << "\n";
-  auto r = run_sft_job(s, log);
+  auto r = run_sft_job(s, log, stop);
+  if (!r && stop && stop->load())
+    return error{"SFT warm start " + r.err().message + "; it is cached in " + dir +
+                 " only once complete, so it starts over next time"};
   if (!r) return r.err();
   log << "run: SFT loss " << r->loss_before << " -> " << r->loss_after << "\n";
   return dir;
@@ -67,7 +78,8 @@ engine_factories hf_factories(const pipeline_config& c, const text_codec& codec)
   return f;
 }
 
-engine_factories torch_factories(const pipeline_config& c, const std::string& base) {
+engine_factories torch_factories(const pipeline_config& c, const std::string& base,
+                                 const replica_join_watch& join) {
   if (c.policy.kind == policy_kind::hf) {
     // The codec's end and pad ids (adarl compare builds engines without a prompt table).
     auto codec = run_codec(c);
@@ -97,7 +109,7 @@ engine_factories torch_factories(const pipeline_config& c, const std::string& ba
   l.policy.init_checkpoint = base;
   engine_factories f;
   f.generator = [g](uint32_t) { return make_torch_generator(g); };
-  f.learner = [l] { return make_torch_learner(l); };
+  f.learner = [l, join] { return make_torch_learner(l, join); };
   return f;
 }
 
@@ -156,13 +168,13 @@ result<bool> check_device(const pipeline_config& c) {
 }
 
 result<engine_factories> run_engines(const pipeline_config& c, prompt_table_ptr prompts,
-                                     std::ostream& log) {
+                                     std::ostream& log, const replica_join_watch& join) {
   if (c.policy.kind == policy_kind::simulated) return sim_factories(c, prompts);
   // An HF checkpoint is its own base: no SFT warm start.
   if (c.policy.kind == policy_kind::hf) return hf_factories(c, *prompts->codec);
-  auto base = base_checkpoint(c, log);
+  auto base = base_checkpoint(c, log, join.stop);
   if (!base) return base.err();
-  return torch_factories(c, *base);
+  return torch_factories(c, *base, join);
 }
 
 }  // namespace adarl

@@ -2,6 +2,7 @@
 // The engines of a run of the built-in transformer, shared by `adarl run` and
 // `adarl compare` (adarl_torch_jobs: links LibTorch).
 
+#include <atomic>
 #include <iosfwd>
 #include <string>
 
@@ -12,13 +13,18 @@
 namespace adarl {
 
 /// The base checkpoint of a transformer run: model.base_checkpoint when set, else the
-/// SFT warm start cached under runs/sft-cache/<sft_cache_key> (trained now, with its
-/// progress on `log`, when absent).
-result<std::string> base_checkpoint(const pipeline_config& c, std::ostream& log);
+/// SFT warm start cached under CACHE/sft/<sft_cache_key> (cli/cache_dir.hpp) (trained now, with its
+/// progress on `log`, when absent). Setting `stop` ends the warm start before its next
+/// step with an error saying where it stopped and that it starts over next time (the
+/// cache holds only complete warm starts).
+result<std::string> base_checkpoint(const pipeline_config& c, std::ostream& log,
+                                    const std::atomic<bool>* stop = nullptr);
 
 /// The LibTorch generator and learner of a run, starting from `base` (the transformer),
-/// or from model.path for model.kind hf (hf_factories with the run's codec).
-engine_factories torch_factories(const pipeline_config& c, const std::string& base);
+/// or from model.path for model.kind hf (hf_factories with the run's codec). With
+/// learner.replicas > 1 the learner's wait for the other ranks is watched by `join`.
+engine_factories torch_factories(const pipeline_config& c, const std::string& base,
+                                 const replica_join_watch& join = {});
 
 /// The transformer learner's config of a run (its base checkpoint unset): learner.device
 /// (else model.device), the optimizer, loss and replicas (rank 0). `adarl worker learn`
@@ -42,8 +48,9 @@ result<std::unique_ptr<generation_engine>> engine_from_spec(const engine_spec& s
                                                             int32_t threads);
 
 /// The engines of any run: the simulated ones for model.kind simulated (answers from
-/// `prompts`), else the transformer's from base_checkpoint().
+/// `prompts`), else the transformer's from base_checkpoint(). `join.stop` stops the
+/// warm start (base_checkpoint) as well as the learner's wait for its other ranks.
 result<engine_factories> run_engines(const pipeline_config& c, prompt_table_ptr prompts,
-                                     std::ostream& log);
+                                     std::ostream& log, const replica_join_watch& join = {});
 
 }  // namespace adarl

@@ -66,6 +66,26 @@ std::string spent_line(const run_summary_input& in) {
   return s + duration_text(in.wall_seconds) + " in all";
 }
 
+/// The broken-set-up reasons above their share over the whole run, one line each.
+std::string warning_lines(const run_summary_input& in) {
+  reason_watch watch(in.alarm);
+  for (const auto& step : in.steps) {
+    std::vector<std::pair<std::string, uint32_t>> zeros;
+    if (auto it = step.find("zero_reward_reasons"); it != step.end() && it->is_object())
+      for (const auto& [reason, n] : it->items())
+        if (n.is_number_integer() && n.get<int64_t>() >= 0)
+          zeros.emplace_back(reason, n.get<uint32_t>());
+    watch.add(zeros, step.value("samples", uint64_t(0)));
+  }
+  std::string s;
+  for (const auto& r : watch.over())
+    s += "\n  warning      " + std::to_string(r.count) + " of " + std::to_string(r.samples) +
+         " rewards (" + fixed(100.0 * r.share(), 1) + "%) were 0 with reason " + r.reason +
+         ", above metrics.alarm_share " + fixed(100.0 * in.alarm.share, 1) +
+         "%: check the references and tests (adarl tasks check FILE)";
+  return s;
+}
+
 }  // namespace
 
 std::string duration_text(double seconds) {
@@ -87,7 +107,7 @@ std::string run_summary(const run_summary_input& in) {
   for (const auto& f : in.files) files += " " + f;
   return "  real_reward  " + reward_line(in.steps) + "\n  held-out     " +
          heldout_line(in.evals) + "\n  spent        " + spent_line(in) + "\n  files        " +
-         in.out + ":" + (files.empty() ? " (none)" : files);
+         in.out + ":" + (files.empty() ? " (none)" : files) + warning_lines(in);
 }
 
 }  // namespace adarl

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "algorithms/reason_watch.hpp"
+
 namespace adarl {
 
 /// What the summary is made from.
@@ -16,6 +18,7 @@ struct run_summary_input {
   double wall_seconds = 0;            ///< The command's wall time (warm start included).
   std::string out;                    ///< The run's directory.
   std::vector<std::string> files;     ///< What it holds worth naming (report.html, ...).
+  reason_watch_config alarm;          ///< Zero-reward reasons of a broken set-up.
 };
 
 /// Lines, each "  LABEL  figures" (no trailing newline after the last):
@@ -23,6 +26,8 @@ struct run_summary_input {
 ///   held-out     greedy (else sampled) accuracy: first, best (with its version), last
 ///   spent        samples, tokens, seconds of RL (the last line's elapsed), wall time
 ///   files        OUT: the files
+///   warning      (only when one is) each watched zero-reward reason above alarm.share
+///                of the samples over the whole run, with its count and share
 /// A run without steps or evaluations says so on that line. O(steps + evals log evals).
 std::string run_summary(const run_summary_input& in);
 

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <sstream>
 
 #include "algorithms/random_keys.hpp"
 #include "models/hf_text.hpp"
 #include "pipelines/task_source.hpp"
+#include "tasks/suites.hpp"
 
 namespace adarl {
 
@@ -34,23 +36,48 @@ result<run_items> load_run_items(const pipeline_config& c, uint32_t train_count,
                                  uint32_t held_out_count) {
   pipeline_config counted = c;
   counted.tasks.train = train_count;
-  counted.tasks.held_out = held_out_count;
-  return config_tasks(counted);
+  if (c.tasks.dataset.empty()) {
+    counted.tasks.held_out = held_out_count;
+    return config_tasks(counted);
+  }
+  // The dataset's split point is the config's own held-out count: a selection pool or
+  // a warm start asking for other counts must not move items across it.
+  auto items = config_tasks(counted);
+  if (items && items->held_out.size() > held_out_count) items->held_out.resize(held_out_count);
+  return items;
+}
+
+result<std::vector<task_item>> sft_items(const pipeline_config& c) {
+  if (!c.tasks.dataset.empty()) {
+    auto items = load_run_items(c, std::numeric_limits<uint32_t>::max(), 0);
+    if (!items) return items.err();
+    return std::move(items->train);
+  }
+  return generate_suite(c.tasks.suite,
+                        {c.seed, c.policy.sft_count, c.tasks.difficulty_mix, split::train});
 }
 
 result<prompt_table_ptr> make_run_prompts(const pipeline_config& c,
                                           const std::vector<task_item>& train,
-                                          const std::vector<task_item>& held) {
+                                          const std::vector<task_item>& held,
+                                          const task_set* origin) {
   if (train.empty()) return error{"tasks: no training prompts"};
   auto codec = run_codec(c);
   if (!codec) return codec.err();
   const auto format = parse_prompt_format(c.tasks.prompt_format).value_or(prompt_format::plain);
+  // A step draws distinct prompts: a dataset smaller than a step is a config error
+  // (a suite's is caught when the config is read).
+  if (train.size() < c.tracker.prompts_per_step)
+    return error{"tracker.prompts_per_step: " + std::to_string(c.tracker.prompts_per_step) +
+                 " is more than the " + std::to_string(train.size()) +
+                 " training prompts (lower it, or give the run more items)"};
   auto table = build_prompt_table(train, held, std::move(*codec), format);
   if (!table) return table.err();
   if (c.policy.kind != policy_kind::simulated)
     for (const auto& r : table->rows)
       if (int32_t(r.tokens.size()) + min_answer_room > c.policy.model.max_len)
-        return error{"task \"" + r.item.id + "\": its prompt takes " +
+        return error{(origin ? item_origin(*origin, r.item) : std::string()) + "task \"" +
+                     r.item.id + "\": its prompt takes " +
                      std::to_string(r.tokens.size()) + " tokens, too many for model.max_len " +
                      std::to_string(c.policy.model.max_len)};
   return std::make_shared<const prompt_table>(std::move(*table));
@@ -59,7 +86,38 @@ result<prompt_table_ptr> make_run_prompts(const pipeline_config& c,
 result<prompt_table_ptr> load_run_prompts(const pipeline_config& c) {
   auto items = load_run_items(c, c.tasks.train, c.tasks.held_out);
   if (!items) return items.err();
-  return make_run_prompts(c, items->train, items->held_out);
+  return make_run_prompts(c, items->train, items->held_out, &*items);
+}
+
+result<bool> check_sft_items(const pipeline_config& c) {
+  if (c.policy.kind != policy_kind::transformer || !c.policy.base_checkpoint.empty() ||
+      c.policy.sft_steps == 0)
+    return true;
+  task_set set;
+  if (!c.tasks.dataset.empty()) {
+    auto items = load_run_items(c, std::numeric_limits<uint32_t>::max(), 0);
+    if (!items) return items.err();
+    set = std::move(*items);
+  } else {
+    auto items = sft_items(c);
+    if (!items) return items.err();
+    set.train = std::move(*items);
+  }
+  auto tok = tokenizer::from_charset(tokenizer::default_charset());
+  if (!tok) return tok.err();
+  for (const auto& item : set.train) {
+    const std::string where = item_origin(set, item) + "SFT item \"" + item.id + "\"";
+    auto p = tok->encode(item.prompt, where + " prompt");
+    if (!p) return p.err();
+    auto a = tok->encode(item.answer, where + " answer");
+    if (!a) return a.err();
+    const size_t len = p->size() + a->size() + 3;  // begin, separator, end
+    if (len > size_t(c.policy.model.max_len))
+      return error{where + ": prompt and answer take " + std::to_string(len) +
+                   " tokens, more than model.max_len " + std::to_string(c.policy.model.max_len) +
+                   " (raise it, or shorten or drop the item)"};
+  }
+  return true;
 }
 
 std::string sft_cache_key(const pipeline_config& c) {
@@ -68,6 +126,8 @@ std::string sft_cache_key(const pipeline_config& c) {
   const auto& p = c.policy;
   s << m.d_model << ' ' << m.n_layers << ' ' << m.n_heads << ' ' << m.d_ff << ' ' << m.max_len
     << ' ' << m.tied_output << '|' << c.tasks.suite << '|' << c.tasks.dataset << '|';
+  // A dataset's training items depend on where it is split (load_run_items).
+  if (!c.tasks.dataset.empty()) s << "held_out=" << c.tasks.held_out << '|';
   for (double w : c.tasks.difficulty_mix) s << w << ' ';
   s << '|' << p.sft_steps << ' ' << p.sft_batch_size << ' ' << p.sft_lr << ' ' << p.sft_count
     << ' ' << c.seed;

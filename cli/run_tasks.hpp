@@ -17,18 +17,34 @@ namespace adarl {
 using run_items = task_set;
 
 /// `train_count` training items and `held_out_count` held-out items of the config's
-/// tasks: config_tasks() with these counts (the held-out items do not depend on the
-/// seed; train and held-out never share a prompt). A suite or dataset problem is an
-/// error naming it.
+/// tasks (the held-out items do not depend on the seed; train and held-out never share
+/// a prompt). A suite's splits are fixed by each prompt's text, so any counts are safe.
+/// A dataset is split once at the config's tasks.held_out (config_tasks()) whatever the
+/// counts asked for here: a larger train_count never reaches into the items a run of
+/// this config evaluates on, a larger held_out_count gets at most tasks.held_out.
+/// A suite or dataset problem is an error naming it.
 result<run_items> load_run_items(const pipeline_config& c, uint32_t train_count,
                                  uint32_t held_out_count);
 
+/// The items the SFT warm start of a run trains on: with tasks.dataset, every training
+/// item of the dataset's split (never a held-out one); with a suite, sft.count items of
+/// its train split (seeded with config.seed, apart from the run's own training prompts).
+result<std::vector<task_item>> sft_items(const pipeline_config& c);
+
 /// The prompt table of a run from its items, in the policy's codec. An item that does
 /// not fit the model's max_len with room for an answer, or a character outside the
-/// vocabulary, is an error naming the item; no training item is an error.
+/// vocabulary, is an error naming the item (and its FILE:LINE when `origin` knows it);
+/// no training item is an error.
 result<prompt_table_ptr> make_run_prompts(const pipeline_config& c,
                                           const std::vector<task_item>& train,
-                                          const std::vector<task_item>& held_out);
+                                          const std::vector<task_item>& held_out,
+                                          const task_set* origin = nullptr);
+
+/// Before the SFT warm start of a transformer run (none cached, no base checkpoint):
+/// every SFT item (sft_items) must fit model.max_len as the warm start encodes it
+/// (begin, prompt, separator, answer, end). An item that does not is an error naming
+/// it and, for a dataset, its FILE:LINE; true otherwise, also when there is no warm start.
+result<bool> check_sft_items(const pipeline_config& c);
 
 /// Training prompts and held-out prompts for a run: load_run_items with tasks.train and
 /// tasks.held_out, then make_run_prompts.
@@ -40,7 +56,8 @@ result<prompt_table_ptr> load_run_prompts(const pipeline_config& c);
 result<std::shared_ptr<const text_codec>> run_codec(const pipeline_config& c);
 
 /// A short hexadecimal key of everything the SFT warm start depends on (model shape,
-/// tasks, SFT settings, seed): runs with equal keys share the cached base checkpoint.
+/// tasks and, for a dataset, its split, SFT settings, seed): runs with equal keys share
+/// the cached base checkpoint.
 std::string sft_cache_key(const pipeline_config& c);
 
 }  // namespace adarl

@@ -74,6 +74,7 @@ namespace {
 
 result<std::vector<task_item>> load_items(const sft_job_config& c, split part,
                                           uint32_t count, const verifier_registry& reg) {
+  if (!c.items.empty() && part == split::train) return c.items;
   if (!c.dataset.empty()) return load_dataset(c.dataset, &reg);
   return generate_suite(c.suite, {c.seed, count, c.difficulty_mix, part});
 }
@@ -131,7 +132,8 @@ sft_eval evaluate(transformer& model, const tokenizer& tok, const verifier_regis
 
 }  // namespace
 
-result<sft_report> run_sft_job(const sft_job_config& c, std::ostream& log) {
+result<sft_report> run_sft_job(const sft_job_config& c, std::ostream& log,
+                               const std::atomic<bool>* stop) {
   auto device = parse_device(c.device);
   if (!device) return device.err();
   at::set_num_threads(c.threads);
@@ -170,17 +172,23 @@ result<sft_report> run_sft_job(const sft_job_config& c, std::ostream& log) {
   log << "sft: " << examples.size() << " examples, " << mc.parameter_count()
       << " parameters, " << c.steps << " steps of " << c.batch_size << " on " << c.device
       << "\n";
-  run_sft(model, opt, examples, sc, [&](const sft_progress& p) {
-    log << "sft step " << p.step << "/" << c.steps << "  loss " << p.loss << "  grad "
-        << p.grad_norm << "  tokens/s " << static_cast<int64_t>(p.tokens_per_s) << "\n"
-        << std::flush;
-  });
+  const auto losses = run_sft(
+      model, opt, examples, sc,
+      [&](const sft_progress& p) {
+        log << "sft step " << p.step << "/" << c.steps << "  loss " << p.loss << "  grad "
+            << p.grad_norm << "  tokens/s " << static_cast<int64_t>(p.tokens_per_s) << "\n"
+            << std::flush;
+      },
+      stop);
+  if (int64_t(losses.size()) < c.steps)
+    return error{"stopped at step " + std::to_string(losses.size()) + " of " +
+                 std::to_string(c.steps) + " (no checkpoint written)"};
   report.loss_after = sft_loss(model, probe);
   auto saved = save_checkpoint(c.out, model, &opt, {c.steps, mc, tok.charset()});
   if (!saved) return saved.err();
   report.checkpoint = c.out;
 
-  if (c.eval_count > 0 && c.dataset.empty()) {
+  if (c.eval_count > 0 && c.dataset.empty() && c.items.empty()) {
     auto held = generate_suite(c.suite, {c.seed, c.eval_count, c.difficulty_mix,
                                          split::held_out});
     if (!held) return held.err();

@@ -2,6 +2,7 @@
 // `adarl sft`: supervised warm start of the built-in policy on the task suites.
 // Links LibTorch; kept out of libadarl so that torch-free tools and tests stay light.
 
+#include <atomic>
 #include <cstdint>
 #include <iosfwd>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "algorithms/result.hpp"
 #include "models/model_config.hpp"
+#include "tasks/task_item.hpp"
 #include "config/config_reader.hpp"
 
 namespace adarl {
@@ -18,6 +20,10 @@ struct sft_job_config {
   model_config model;                 ///< vocab_size comes from the tokenizer.
   std::string suite = "mixed";        ///< Built-in suite, unless `dataset` is set.
   std::string dataset;                ///< A JSONL dataset (tasks/dataset.hpp) instead.
+  /// The training items themselves, when not empty (a run's warm start passes its
+  /// training split, so that no held-out item is trained on): suite, dataset and count
+  /// are then not read.
+  std::vector<task_item> items;
   uint32_t count = 4000;              ///< Training items generated from the suite.
   uint64_t seed = 1;
   std::vector<double> difficulty_mix{1, 1, 1, 1, 1};
@@ -53,7 +59,10 @@ struct sft_report {
 
 /// Runs the job: builds the data, trains, writes the checkpoint, evaluates on held-out
 /// items. Progress lines go to `log`. Data or device problems are errors naming the
-/// item or key; nothing is written then.
-result<sft_report> run_sft_job(const sft_job_config& c, std::ostream& log);
+/// item or key; nothing is written then. Setting `stop` ends training before its next
+/// step with the error "stopped at step K of N (no checkpoint written)": the checkpoint
+/// is written only once every step is done.
+result<sft_report> run_sft_job(const sft_job_config& c, std::ostream& log,
+                               const std::atomic<bool>* stop = nullptr);
 
 }  // namespace adarl

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/cache_dir.hpp"
 #include "algorithms/random_keys.hpp"
 #include "cli/run_engines.hpp"
 #include "cli/run_tasks.hpp"
@@ -209,6 +210,7 @@ result<pipeline_config> read_config(const select_args& a) {
 }
 
 int select_command(const select_args& a) {
+  sigint_guard guard;  // before any work: a stop during the warm start counts too
   if (a.out.empty()) {
     std::cerr << "adarl tasks select: --out is required (the JSONL file of selected prompts)\n";
     return 2;
@@ -236,7 +238,7 @@ int select_command(const select_args& a) {
   select_job job;
   job.pool = train ? items->train : items->held_out;
   job.window = a.window;
-  job.cache_root = a.no_cache ? "" : "runs/select-cache";
+  job.cache_root = a.no_cache ? "" : cache_dir("select");
   job.describe = {c->tasks.dataset.empty() ? c->tasks.suite : c->tasks.dataset, a.split,
                   train ? c->seed : held_out_key, uint32_t(job.pool.size()),
                   c->tasks.difficulty_mix, ""};
@@ -244,7 +246,12 @@ int select_command(const select_args& a) {
     if (!a.checkpoint.empty()) {
       job.policy = a.checkpoint;
     } else {
-      auto base = base_checkpoint(*c, std::cout);
+      auto base = base_checkpoint(*c, std::cout, &sigint_guard::flag());
+      if (!base && sigint_guard::flag().load()) {
+        std::cerr << "adarl tasks select: stopped: " << base.err().message
+                  << "; run the same command again to go on\n";
+        return 130;
+      }
       if (!base) {
         std::cerr << "adarl tasks select: warm start: " << base.err().message << "\n";
         return 1;
@@ -255,7 +262,7 @@ int select_command(const select_args& a) {
   auto s = select_prompts(*c, job, std::cout);
   if (!s) {
     std::cerr << "adarl tasks select: " << s.err().message << "\n";
-    return 1;
+    return sigint_guard::flag().load() ? 130 : 1;
   }
   if (a.count && s->kept.size() > a.count) s->kept.resize(a.count);
   std::cout << histogram_text(s->histogram, s->window);

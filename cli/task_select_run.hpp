@@ -2,7 +2,7 @@
 // The prompt selection run through the pipeline (links LibTorch, adarl_torch_jobs):
 // K samples per prompt of a pool from a policy, drawn by the run's generators and
 // scored by its verifiers (an evaluation pass of version 0 over the pool), then the
-// window of cli/task_select.hpp; cached under runs/select-cache/<key>.
+// window of cli/task_select.hpp; cached under CACHE/select/<key> (cli/cache_dir.hpp).
 
 #include <iosfwd>
 #include <string>
@@ -23,7 +23,7 @@ struct select_job {
   std::vector<task_item> pool; ///< Candidates, in order.
   select_pool describe;        ///< What the pool is, for the cache key (sampling is added).
   select_window window;
-  std::string cache_root = "runs/select-cache";  ///< "" = no cache.
+  std::string cache_root;  ///< Cache folder (cache_dir("select")); "" = no cache.
 };
 
 /// A short identity of a checkpoint directory: a hash of its meta.json and model.bin

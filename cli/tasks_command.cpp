@@ -1,7 +1,10 @@
-// `adarl tasks`: export a built-in suite as a JSONL dataset, check a dataset file
-// (`adarl tasks select` is in cli/task_select_run.cpp: it runs the policy).
+// `adarl tasks`: export a built-in suite as a JSONL dataset, check a dataset file, score
+// completions (`adarl tasks select` is in cli/task_select_run.cpp: it runs the policy).
+#include <tbb/parallel_for.h>
+
 #include <CLI/CLI.hpp>
 #include <charconv>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -9,8 +12,10 @@
 
 #include "cli/commands.hpp"
 #include "tasks/dataset.hpp"
+#include "tasks/reference_check.hpp"
 #include "tasks/suites.hpp"
 #include "tasks/verifier_registry.hpp"
+#include "tasks/verify_requests.hpp"
 
 namespace adarl {
 namespace {
@@ -108,11 +113,25 @@ std::string counts(const std::map<std::string, std::size_t>& by_name) {
   return s;
 }
 
+/// Said once after the problems of a dataset file.
+constexpr const char* kDatasetSchema =
+    "expected one JSON object per line: {\"id\": string, \"prompt\": string, \"answer\": "
+    "string, \"task\": string, \"verifier\": string, \"tests\"?: string|object|array, "
+    "\"difficulty\"?: 1..5} (docs/datasets.md)";
+
 int run_check(const std::string& input, std::ostream& out, std::ostream& err) {
   const auto registry = verifier_registry::with_builtins();
-  const auto items = load_dataset(input, &registry);
+  std::vector<uint32_t> lines;
+  const auto items = load_dataset(input, &registry, &lines);
   if (!items) {
-    err << items.err().message << "\n";
+    err << items.err().message << "\n" << kDatasetSchema << "\n";
+    return 2;
+  }
+  // A reference its verifier cannot use would score 0 on every completion (issue 22).
+  if (const auto unusable = find_unusable_references(*items, registry); !unusable.empty()) {
+    err << describe_unusable(unusable, *items, input, lines) << "\n"
+        << input << ": " << unusable.size() << " of " << items->size()
+        << " items have a reference their verifier cannot use (docs/datasets.md)\n";
     return 2;
   }
   std::map<std::string, std::size_t> tasks, verifiers;
@@ -125,12 +144,104 @@ int run_check(const std::string& input, std::ostream& out, std::ostream& err) {
   return 0;
 }
 
+/// What `adarl tasks verify` was given.
+struct verify_options {
+  std::string input, dataset, completions;
+};
+
+/// The requests named by the options; an error message (exit 2) otherwise.
+result<std::vector<verify_request>> verify_input(const verify_options& o,
+                                                 const verifier_registry& registry) {
+  if (!o.dataset.empty() || !o.completions.empty()) {
+    if (o.dataset.empty() || o.completions.empty() || !o.input.empty())
+      return error{"--dataset and --completions go together, without --input"};
+    auto items = load_dataset(o.dataset, &registry);
+    if (!items) return error{items.err().message + "\n" + kDatasetSchema};
+    std::ifstream file(o.completions);
+    if (!file) return error{o.completions + ": cannot open the file"};
+    return read_completions(file, o.completions, *items);
+  }
+  if (o.input.empty() || o.input == "-") return read_verify_requests(std::cin, "<stdin>", registry);
+  std::ifstream file(o.input);
+  if (!file) return error{o.input + ": cannot open the file"};
+  return read_verify_requests(file, o.input, registry);
+}
+
+int run_verify(const verify_options& o, std::ostream& out, std::ostream& err) {
+  const auto registry = verifier_registry::with_builtins();
+  const auto requests = verify_input(o, registry);
+  if (!requests) {
+    err << "adarl tasks verify: " << requests.err().message << "\n";
+    return 2;
+  }
+  std::vector<verdict> verdicts(requests->size());
+  tbb::parallel_for(std::size_t{0}, requests->size(), [&](std::size_t i) {
+    verdicts[i] = verify_item(registry, (*requests)[i].item, (*requests)[i].completion);
+  });
+  std::map<std::string, std::size_t> reasons;
+  std::size_t rewarded = 0;
+  for (std::size_t i = 0; i < verdicts.size(); ++i) {
+    out << verdict_json((*requests)[i], verdicts[i]) << '\n';
+    if (verdicts[i].reward > 0.f)
+      ++rewarded;
+    else
+      ++reasons[verdicts[i].reason];
+  }
+  out << std::flush;
+  err << "adarl tasks verify: " << verdicts.size() << " lines, " << rewarded << " rewarded";
+  if (!reasons.empty()) err << "; reasons: " << counts(reasons);
+  err << "\n";
+  return out ? 0 : 1;
+}
+
+/// `adarl tasks check FILE` (or --input FILE).
+void add_check(CLI::App& tasks, int& exit_code) {
+  auto input = std::make_shared<std::string>();
+  auto positional = std::make_shared<std::string>();
+  auto* check = tasks.add_subcommand(
+      "check",
+      "Load a JSONL dataset: report every problem and every reference its verifier cannot "
+      "use (exit 2), or count items per task");
+  check->add_option("file", *positional, "JSONL dataset file (or --input)");
+  check->add_option("--input", *input, "JSONL dataset file");
+  check->callback([input, positional, &exit_code] {
+    if (!input->empty() && !positional->empty() && *input != *positional) {
+      std::cerr << "adarl tasks check: give the file once (FILE or --input), got \""
+                << *positional << "\" and \"" << *input << "\"\n";
+      exit_code = 2;
+      return;
+    }
+    const std::string file = input->empty() ? *positional : *input;
+    if (file.empty()) {
+      std::cerr << "adarl tasks check: a dataset file is required (FILE or --input)\n";
+      exit_code = 2;
+      return;
+    }
+    exit_code = run_check(file, std::cout, std::cerr);
+  });
+}
+
+/// `adarl tasks verify`.
+void add_verify(CLI::App& tasks, int& exit_code) {
+  auto v = std::make_shared<verify_options>();
+  auto* verify = tasks.add_subcommand(
+      "verify",
+      "Score completions: JSONL {\"answer\", \"completion\", \"verifier\"} in, one "
+      "{\"reward\", \"reason\"} per line out, a summary on stderr");
+  verify->add_option("--input", v->input, "JSONL of answer/completion/verifier (default stdin)");
+  verify->add_option("--dataset", v->dataset, "a dataset, with --completions");
+  verify->add_option("--completions", v->completions,
+                     "JSONL of {\"id\", \"completion\"} naming items of --dataset");
+  verify->callback([v, &exit_code] { exit_code = run_verify(*v, std::cout, std::cerr); });
+}
+
 }  // namespace
 
 CLI::App* add_tasks_command(CLI::App& app, int& exit_code) {
   auto* tasks = app.add_subcommand(
       "tasks",
-      "Task datasets: export a built-in suite as JSONL, check a dataset file, select prompts");
+      "Task datasets: export a built-in suite as JSONL, check a dataset file, score "
+      "completions, select prompts");
 
   auto o = std::make_shared<export_options>();
   auto* ex = tasks->add_subcommand(
@@ -143,22 +254,13 @@ CLI::App* add_tasks_command(CLI::App& app, int& exit_code) {
   ex->add_option("--mix", o->mix, "weights of difficulty levels 1..5, e.g. 1,1,1,0,0");
   ex->callback([o, &exit_code] { exit_code = run_export(*o, std::cout, std::cerr); });
 
-  auto input = std::make_shared<std::string>();
-  auto* check = tasks->add_subcommand(
-      "check", "Load a JSONL dataset: report every problem, or count items per task");
-  check->add_option("--input", *input, "JSONL dataset file");
-  check->callback([input, &exit_code] {
-    if (input->empty()) {
-      std::cerr << "adarl tasks check: --input is required\n";
-      exit_code = 2;
-      return;
-    }
-    exit_code = run_check(*input, std::cout, std::cerr);
-  });
+  add_check(*tasks, exit_code);
+  add_verify(*tasks, exit_code);
 
   tasks->callback([tasks, &exit_code] {
     if (tasks->get_subcommands().empty()) {
-      std::cerr << "adarl tasks: expected a subcommand: export, check or select (see --help)\n";
+      std::cerr << "adarl tasks: expected a subcommand: export, check, verify or select (see "
+                   "--help)\n";
       exit_code = 2;
     }
   });

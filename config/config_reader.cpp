@@ -4,6 +4,10 @@
 #include <charconv>
 #include <cctype>
 #include <cmath>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <map>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -50,8 +54,14 @@ void config_map::fail(const std::string& key, const std::string& what) {
 }
 
 namespace {
+// A value echoed in a message is cut: a 50 MB scalar must not fill the terminal.
+constexpr size_t max_echo = 80;
+
 std::string got(const YAML::Node& n) {
-  if (n.IsScalar()) return "got \"" + n.Scalar() + "\"";
+  if (n.IsScalar())
+    return "got \"" +
+           (n.Scalar().size() <= max_echo ? n.Scalar() : n.Scalar().substr(0, max_echo) + "...") +
+           "\"";
   if (n.IsSequence()) return "got a list";
   if (n.IsMap()) return "got a mapping";
   return "got nothing";
@@ -81,7 +91,15 @@ void config_map::get(const std::string& key, bool& out) {
 }
 
 void config_map::get(const std::string& key, std::string& out) {
-  scalar(key, out, "a string");
+  std::string v = out;
+  if (scalar(key, v, "a string")) {
+    if (v.size() > max_config_string) {
+      fail(key, "expected at most " + std::to_string(max_config_string) + " characters, got " +
+                    std::to_string(v.size()));
+      return;
+    }
+    out = std::move(v);
+  }
   record(key, out);
 }
 
@@ -237,13 +255,49 @@ void config_map::finish() {
   }
 }
 
+namespace {
+// Bounds of the duplicate-key walk: an alias visits its node again at each use.
+constexpr size_t max_walk_depth = 64;
+constexpr size_t max_walk_nodes = 1'000'000;
+
+// The first key that a mapping of `n` repeats, as "FILE:LINE: ..."; "" when none.
+// yaml-cpp keeps both entries of a repeated key and lookups see the first only.
+std::string repeated_key(const YAML::Node& n, const std::string& file, size_t depth,
+                         size_t& budget) {
+  if (depth > max_walk_depth || budget == 0) return "";
+  --budget;
+  if (n.IsSequence()) {
+    for (const auto& child : n)
+      if (auto r = repeated_key(child, file, depth + 1, budget); !r.empty()) return r;
+  } else if (n.IsMap()) {
+    std::map<std::string, int> first_line;
+    for (const auto& kv : n) {
+      if (kv.first.IsScalar()) {
+        const auto [at, fresh] = first_line.emplace(kv.first.Scalar(), kv.first.Mark().line);
+        if (!fresh)
+          return file + ":" + std::to_string(kv.first.Mark().line + 1) + ": duplicate key \"" +
+                 kv.first.Scalar() + "\" (first at line " + std::to_string(at->second + 1) +
+                 "): a repeated key would be ignored; keep one";
+      }
+      if (auto r = repeated_key(kv.second, file, depth + 1, budget); !r.empty()) return r;
+    }
+  }
+  return "";
+}
+}  // namespace
+
 result<YAML::Node> load_yaml_file(const std::string& file) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec))
+    return error{file + ": is a directory; expected a YAML file"};
   std::ifstream in(file);
-  if (!in) return error{file + ": cannot open the file"};
+  if (!in) return error{file + ": cannot open the file (" + std::strerror(errno) + ")"};
   try {
     YAML::Node root = YAML::Load(in);
     if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
     if (!root.IsMap()) return error{file + ": expected a mapping at the top level"};
+    size_t budget = max_walk_nodes;
+    if (auto dup = repeated_key(root, file, 0, budget); !dup.empty()) return error{dup};
     return root;
   } catch (const YAML::Exception& e) {
     return error{file + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg};

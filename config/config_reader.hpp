@@ -13,6 +13,10 @@
 
 namespace adarl {
 
+/// Longest string value a config may hold (a path fits; a runaway value does not reach
+/// every log line and metrics label).
+inline constexpr size_t max_config_string = 4096;
+
 /// Problems found while reading one config document, each as
 /// `FILE:LINE: KEY.PATH: what was expected, got "value"`, and the effective value of
 /// every key read (the default where the document has none).
@@ -87,8 +91,9 @@ class config_map {
   std::vector<std::string> known_;
 };
 
-/// Loads a YAML file; a missing file or a syntax error is an error naming the file
-/// (and line for syntax errors).
+/// Loads a YAML file; a missing file, a directory, a syntax error or a key repeated
+/// within one mapping (yaml-cpp would keep the first silently) is an error naming the
+/// file (and the line, for syntax errors and both lines of a repeated key).
 result<YAML::Node> load_yaml_file(const std::string& file);
 
 /// Applies a command-line override `a.b.c=value` to a document: the value is parsed

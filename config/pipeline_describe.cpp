@@ -16,7 +16,14 @@ std::string describe_strategy(const strategy_config& s) {
     case strategy_kind::ada_seq:
       return out + " exit " + std::string(exit_rule_name(s.seq.exit)) + " (n " +
              text(s.seq.group_size) + ", round " + text(s.seq.round_size) + ", rounds " +
-             text(s.seq.max_rounds) + ")";
+             text(s.seq.max_rounds) +
+             (s.seq.min_signal_chance > 0 ? ", rounds capped below signal chance " +
+                                                text(s.seq.min_signal_chance)
+                                          : std::string()) +
+             (s.seq.skip_below > 0 ? ", visits skipped below " + text(s.seq.skip_below) +
+                                         " (explore " + text(s.seq.explore) + ")"
+                                   : std::string()) +
+             ")";
     case strategy_kind::ada_est:
     case strategy_kind::ada_est_online:
       return out + " (" +

@@ -42,6 +42,7 @@ constexpr uint64_t max_prompts = 1'000'000;    // tasks.train (generated suites)
 constexpr uint64_t max_held_out = 100'000;     // tasks.held_out
 constexpr uint64_t max_per_step = 65536;       // prompts per step
 constexpr uint64_t max_steps = 1'000'000'000;  // steps of any kind
+constexpr size_t max_run_name = 128;            // characters of `name`
 constexpr uint64_t max_tokens = 65536;         // sequence lengths
 constexpr double max_seconds = 86400 * 7;      // any duration
 constexpr int64_t max_parameters = 500'000'000;  // the built-in transformer
@@ -237,11 +238,16 @@ void read_tasks(config_map m, tasks_section& c) {
   m.finish();
 }
 
+void read_tracker_estimator(config_map m, tracker_config& t);  // below
+
 void read_tracker(config_map m, pipeline_config& c) {
   auto& t = c.tracker;
   m.get("prompts_per_step", t.prompts_per_step, 1, max_per_step);
   m.get("steps", t.steps, 1, max_steps);
   m.get("sample_budget", t.sample_budget, 0, uint64_t{1} << 50);
+  m.get("min_steps", t.min_steps, 0, max_steps);
+  if (t.min_steps > t.steps)
+    m.fail("min_steps", "expected at most tracker.steps (" + std::to_string(t.steps) + ")");
   // tracker_config's 0 means "no limit"; a pipeline run must end, so the key is required.
   if (t.steps == 0 && !m.has("steps"))
     m.fail("steps", "expected a positive number of training steps (a run must end)");
@@ -250,7 +256,7 @@ void read_tracker(config_map m, pipeline_config& c) {
   m.get("lease_seconds", lease, 0.001, max_seconds);
   t.lease_ns = static_cast<uint64_t>(std::llround(lease * 1e9));
   m.get("sync_rounds", t.sync_rounds);
-  read_estimator(m.child("estimator"), t.pass_rate);
+  read_tracker_estimator(m.child("estimator"), t);
   if (c.tasks.dataset.empty() && t.prompts_per_step > c.tasks.train)
     expect(m, "prompts_per_step", false,
            "at most tasks.train (" + std::to_string(c.tasks.train) + ")",
@@ -403,8 +409,26 @@ void read_eval(config_map m, eval_section& e) {
   m.finish();
 }
 
+// tracker.estimator: the Beta-EMA keys (config/sim_reader.hpp) and the learned
+// estimator's (algorithms/pass_rate_predictor.hpp).
+void read_tracker_estimator(config_map m, tracker_config& t) {
+  std::string kind = t.estimator == estimator_kind::learned ? "learned" : "ema";
+  m.get("kind", kind);
+  if (kind == "ema" || kind == "learned")
+    t.estimator = kind == "ema" ? estimator_kind::ema : estimator_kind::learned;
+  else
+    m.fail("kind", "expected ema or learned, got \"" + kind + "\"");
+  auto& p = t.predictor;
+  m.get("prior_strength", p.prior_strength, 1e-3, 1e6);
+  m.get("learning_rate", p.learning_rate, 1e-6, 10.0);
+  m.get("l2", p.l2, 0.0, 100.0);
+  m.get("steps_per_group", p.steps_per_group, 1, 1000);
+  read_estimator(m, t.pass_rate);
+}
+
 void read_metrics(config_map m, metrics_section& s) {
   m.get("listen", s.listen);
+  m.get("alarm_share", s.alarm_share, 0.0, 1.0);
   if (!s.listen.empty())
     if (auto a = parse_listen_address(s.listen); !a) m.fail("listen", a.err().message);
   m.finish();
@@ -501,7 +525,11 @@ result<pipeline_config> read_pipeline_config(const YAML::Node& root,
   pipeline_config c;
   c.name = stem;
   top.get("name", c.name);
-  if (c.name.empty()) top.fail("name", "expected a non-empty run name");
+  if (c.name.empty() || c.name.size() > max_run_name ||
+      std::any_of(c.name.begin(), c.name.end(), [](char ch) { return uint8_t(ch) < 0x20; }))
+    top.fail("name", "expected a run name of 1 to " + std::to_string(max_run_name) +
+                         " characters without control characters (it labels every log line "
+                         "and metric)");
   c.out = "runs/" + c.name;
   top.get("out", c.out);
   if (c.out.empty()) top.fail("out", "expected an output directory");

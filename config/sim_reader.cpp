@@ -31,6 +31,8 @@ void read_sim_model(config_map m, sim_model_config& c) {
   m.get("prompt_lr", c.prompt_lr);
   m.get("adam_shared_lr", c.adam_shared_lr);
   m.get("adam_prompt_lr", c.adam_prompt_lr);
+  m.get("feature_noise", c.feature_noise);
+  if (!(c.feature_noise >= 0)) m.fail("feature_noise", "expected a number >= 0");
   if (c.sd_logit < 0) m.fail("sd_logit", "expected a number >= 0");
   for (const auto& [key, value] :
        {std::pair<const char*, double>{"shared_lr", c.shared_lr},

@@ -42,6 +42,10 @@ strategy_config read_strategy(config_map& m, strategy_config c) {
       m.get("threshold", s.threshold);
       m.get("std_norm", s.std_norm);
       m.get("explicit_weight", s.explicit_weight);
+      m.get("min_signal_chance", s.min_signal_chance);
+      m.get("skip_below", s.skip_below);
+      m.get("explore", s.explore);
+      m.get("skip_extra_factor", s.skip_extra_factor);
       read_objective(m, s.weight_objective);
       break;
     }
@@ -56,6 +60,8 @@ strategy_config read_strategy(config_map& m, strategy_config c) {
       read_objective(m, e.weight_objective);
       m.get("sample_share", e.sample_share);
       m.get("threshold", e.threshold);
+      m.get("std_norm", e.std_norm);
+      m.get("grad_weight", e.grad_weight);
       if (c.kind == strategy_kind::ada_est_online) m.get("wave", e.wave);
       break;
     }

@@ -18,6 +18,8 @@
 // copy for all generators. Across processes runtime/ sends their bytes instead.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(adarl::weights_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(adarl::weight_bytes_ptr)
+// Prompt features likewise (the learner computes them once, the tracker keeps them).
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(adarl::prompt_features_ptr)
 
 namespace adarl {
 
@@ -43,6 +45,7 @@ using status_atom = caf::atom_constant<caf::atom("status")>;
 using progress_atom = caf::atom_constant<caf::atom("progress")>;
 using reissue_atom = caf::atom_constant<caf::atom("reissue")>;
 using cluster_atom = caf::atom_constant<caf::atom("cluster")>;
+using features_atom = caf::atom_constant<caf::atom("features")>;
 
 /// A generator: owns a policy replica, pulls work with credits, decodes continuously.
 using generator_actor = caf::typed_actor<
@@ -73,7 +76,11 @@ using metrics_actor = caf::typed_actor<
     caf::reacts_to<load_atom, generator_load>,
     // The remote generators' counters (cumulative); the next step line carries them.
     caf::reacts_to<cluster_atom, cluster_stats>,
-    // Flushes the files; replies true when written.
+    // Flushes every line received so far to the disk (fsync); replies true, or an error
+    // naming the file whose write failed. The learner asks before it publishes a
+    // checkpoint, so that a checkpoint never holds steps the metrics files lack.
+    caf::replies_to<save_atom>::with<bool>,
+    // The run's end: flushes and closes the files; replies as save_atom does.
     caf::replies_to<flush_atom>::with<bool>>;
 
 /// The evaluator: tallies held-out completions into accuracy.
@@ -90,7 +97,8 @@ using learner_actor = caf::typed_actor<
     caf::reacts_to<group_atom, train_group>,
     // A step's generation is complete: train it when every earlier step is trained.
     caf::reacts_to<ready_atom, step_report>,
-    // Stops after the current step: writes a checkpoint; replies with the version saved.
+    // Stops after the current step: writes a checkpoint; replies with the version saved,
+    // or the error (naming the file) that kept the checkpoint from being written.
     caf::replies_to<stop_atom>::with<uint64_t>,
     // Writes a checkpoint of the last trained step now and goes on training; replies
     // with its version once written (an error when it failed or the run is ending).
@@ -122,11 +130,15 @@ using tracker_actor = caf::typed_actor<
     // Lease check: re-issues expired requests (self-scheduled).
     caf::reacts_to<tick_atom>,
     // Writes the state to continue from after the given step (pass rates, prompt
-    // cursor, next step: tracker_core::save) to a file; replies true when written.
+    // cursor, next step: tracker_core::save) to a file; replies true when written, an
+    // error naming the file and the reason when not.
     caf::replies_to<save_atom, std::string, int64_t>::with<bool>,
     // Progress counters and what the tracker waits for (the run's stall watchdog).
     caf::replies_to<status_atom>::with<tracker_status>,
     // Connects the learner and the evaluator (spawned after the tracker).
-    caf::reacts_to<start_atom, learner_actor, evaluator_actor>>;
+    caf::reacts_to<start_atom, learner_actor, evaluator_actor>,
+    // The training prompts' features (tracker.estimator.kind learned, from the learner at
+    // its start): no step opens before they arrive; a second set is ignored.
+    caf::reacts_to<features_atom, prompt_features_ptr>>;
 
 }  // namespace adarl

@@ -80,6 +80,7 @@ struct step_report {
   uint32_t max_samples = 0;         ///< Largest pool of one prompt.
   double real_reward = 0;           ///< Mean first-round reward.
   std::vector<uint32_t> exits;      ///< Count per exit_kind.
+  std::vector<uint64_t> exit_samples;  ///< Samples drawn per exit_kind.
   std::vector<uint32_t> rounds;     ///< rounds[r] = groups that used r rounds.
   std::vector<uint32_t> rate_prompts;  ///< Groups per estimated pass-rate bin (step_summary) ...
   std::vector<uint64_t> rate_samples;  ///< ... and their samples.
@@ -90,16 +91,32 @@ struct step_report {
   double generation_seconds = 0;    ///< Step opened -> generation complete.
   std::vector<std::string> zero_reasons;  ///< Reason codes of zero rewards ...
   std::vector<uint32_t> zero_counts;      ///< ... and how often each occurred.
+  /// The pass-rate prior the prompts were drawn with against their pools' successes
+  /// (algorithms/step_summary.hpp calibration_sums): sums over samples of the Brier
+  /// score and log loss, all prompts and first-seen ones, and the reliability bins.
+  double prior_brier = 0;
+  double prior_log_loss = 0;
+  uint64_t prior_samples = 0;
+  double first_seen_brier = 0;
+  double first_seen_log_loss = 0;
+  uint64_t first_seen_samples = 0;
+  uint32_t first_seen_prompts = 0;
+  std::vector<double> reliability_predicted;  ///< Per bin of p: sum of predictions ...
+  std::vector<double> reliability_observed;   ///< ... of successes ...
+  std::vector<uint64_t> reliability_samples;  ///< ... and samples.
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, step_report& x) {
   return f(caf::meta::type_name("step_report"), x.step, x.prompts, x.trainable,
            x.zero_gradient, x.samples, x.tokens, x.results, x.result_tokens,
-           x.kept_samples, x.max_samples, x.real_reward, x.exits, x.rounds, x.rate_prompts,
+           x.kept_samples, x.max_samples, x.real_reward, x.exits, x.exit_samples, x.rounds,
+           x.rate_prompts,
            x.rate_samples, x.duplicates,
            x.reissued, x.lag_mean, x.lag_max, x.generation_seconds, x.zero_reasons,
-           x.zero_counts);
+           x.zero_counts, x.prior_brier, x.prior_log_loss, x.prior_samples, x.first_seen_brier,
+           x.first_seen_log_loss, x.first_seen_samples, x.first_seen_prompts,
+           x.reliability_predicted, x.reliability_observed, x.reliability_samples);
 }
 
 /// evaluator -> metrics sink: held-out accuracy at one policy version.

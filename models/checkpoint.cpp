@@ -48,24 +48,36 @@ result<std::string> read_file(const fs::path& p) {
 
 }  // namespace
 
+namespace {
+
+// The files of a checkpoint in `tmp`, each checked (tasks/atomic_file.hpp), flushed to
+// the disk.
+result<bool> write_checkpoint_files(const fs::path& tmp, transformer& model,
+                                    policy_optimizer* opt, const checkpoint_meta& meta) {
+  std::error_code ec;
+  if (!fs::create_directories(tmp, ec) && ec)
+    return error{tmp.string() + ": cannot create the directory: " + ec.message()};
+  const auto snapshot = take_snapshot(model, static_cast<uint64_t>(meta.step));
+  const std::string bytes = serialize(*snapshot);
+  if (auto ok = write_file_atomic((tmp / "model.bin").string(), bytes); !ok) return ok;
+  const std::string text = to_json(meta).dump(2) + "\n";
+  if (auto ok = write_file_atomic((tmp / "meta.json").string(), text); !ok) return ok;
+  if (opt)
+    if (auto ok = opt->save_state((tmp / "optimizer.safetensors").string()); !ok) return ok;
+  return sync_tree(tmp.string());
+}
+
+}  // namespace
+
 result<bool> save_checkpoint(const std::string& dir, transformer& model,
                              policy_optimizer* opt, const checkpoint_meta& meta) {
   const fs::path final_dir(dir), tmp(dir + ".tmp");
   std::error_code ec;
   fs::remove_all(tmp, ec);
-  if (!fs::create_directories(tmp, ec) && ec)
-    return error{tmp.string() + ": cannot create the directory: " + ec.message()};
-  {
-    std::ofstream out(tmp / "model.bin", std::ios::binary);
-    out << serialize(*take_snapshot(model, static_cast<uint64_t>(meta.step)));
-    std::ofstream m(tmp / "meta.json");
-    m << to_json(meta).dump(2) << "\n";
-    if (!out || !m) return error{tmp.string() + ": write failed"};
-  }
-  if (opt)
-    if (auto ok = opt->save_state((tmp / "optimizer.safetensors").string()); !ok) return ok;
-  if (auto ok = sync_tree(tmp.string()); !ok) return ok.err();
-  return replace_directory(tmp.string(), final_dir.string());
+  auto ok = write_checkpoint_files(tmp, model, opt, meta);
+  if (ok) ok = replace_directory(tmp.string(), final_dir.string());
+  if (!ok) fs::remove_all(tmp, ec);  // a full disk keeps no half-written copy
+  return ok;
 }
 
 result<checkpoint_meta> read_checkpoint_meta(const std::string& dir) {

@@ -20,7 +20,9 @@ struct checkpoint_meta {
 /// Writes DIR/meta.json, DIR/model.bin (weight_snapshot bytes) and, when `opt` is
 /// given, DIR/optimizer.safetensors (policy_optimizer::save_state; DIR/optimizer.pt of
 /// older checkpoints is still read). Writes into DIR.tmp first and renames, so a crash never
-/// leaves a half-written DIR. I/O errors are returned, never thrown.
+/// leaves a half-written DIR. Every write, flush and rename is checked: an error (a full
+/// disk, a file size limit) names the file and the reason, DIR is left as it was and
+/// DIR.tmp is removed. I/O errors are returned, never thrown.
 result<bool> save_checkpoint(const std::string& dir, transformer& model,
                              policy_optimizer* opt, const checkpoint_meta& meta);
 

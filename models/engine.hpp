@@ -112,6 +112,11 @@ struct train_stats {
   double reduce_seconds = 0;
 };
 
+/// Features of prompts, one row per prompt (the learned pass-rate estimator's input,
+/// ALGORITHM.md 4d). Immutable once made; travels in process only, like weights_ptr.
+using prompt_features = std::vector<std::vector<float>>;
+using prompt_features_ptr = std::shared_ptr<const prompt_features>;
+
 /// A learner's model and optimizer. Not thread-safe: one owner (the learner actor).
 class learner_engine {
  public:
@@ -127,6 +132,17 @@ class learner_engine {
   virtual result<bool> save(const std::string& dir) = 0;
   /// Loads a checkpoint written by save(); the version becomes its step.
   virtual result<bool> restore(const std::string& dir) = 0;
+  /// The policy's own representation of each prompt (token ids as the generators get
+  /// them; `ids` its prompt ids): for the LibTorch policies the final hidden state at
+  /// the prompt's last token, for the simulated one its difficulty logit plus noise.
+  /// Rows of equal length. An error for an engine without one; nothing changes.
+  /// O(prompts * prefill).
+  virtual result<prompt_features> features(const std::vector<std::vector<int32_t>>& prompts,
+                                           const std::vector<uint64_t>& ids) {
+    (void)prompts;
+    (void)ids;
+    return error{"this policy gives no prompt features (tracker.estimator.kind learned)"};
+  }
 };
 
 }  // namespace adarl

@@ -15,6 +15,7 @@
 #include "models/device.hpp"
 #include "models/hf_policy.hpp"
 #include "models/loss.hpp"
+#include "models/prompt_features.hpp"
 
 namespace adarl {
 
@@ -126,6 +127,15 @@ class hf_learner final : public learner_engine {
   }
 
   weights_ptr snapshot() override { return take_module_snapshot(*model_, version_); }
+
+  result<prompt_features> features(const std::vector<std::vector<int32_t>>& prompts,
+                                   const std::vector<uint64_t>& ids) override {
+    (void)ids;
+    auto& m = model_;
+    return last_token_features(
+        prompts, [&m](const torch::Tensor& t, const torch::Tensor& k) { return m->hidden(t, k); },
+        m->device(), config_.pad_id);
+  }
 
   uint64_t version() const override { return version_; }
 

@@ -65,96 +65,153 @@ std::string config_text_differences(const std::string& there, const std::string&
   return out;
 }
 
+/// "rank 1" or "ranks 1, 2".
+std::string rank_list(const std::vector<uint32_t>& ranks) {
+  std::string names;
+  for (uint32_t i : ranks) names += (names.empty() ? "" : ", ") + std::to_string(i);
+  return std::string(ranks.size() > 1 ? "ranks " : "rank ") + names;
+}
+
 struct replica_group::impl {
   replica_config config;
+  replica_join_watch watch;
   std::string host;
   c10::intrusive_ptr<c10d::Store> store;
   c10::intrusive_ptr<c10d::ProcessGroup> group;
   std::string backend = "gloo";
   uint64_t seq = 0;  ///< Rank 0: commands posted; others: commands taken.
 
-  // Polls `key` until it exists or `deadline`; false at the deadline.
+  bool stopped() const { return watch.stop && watch.stop->load(); }
+
+  // Polls `key` until it exists; false at `deadline` or once stopped.
   bool wait_key(const std::string& key, clock_type::time_point deadline) {
     for (auto pause = std::chrono::milliseconds(1);; pause = std::min(pause * 2, std::chrono::milliseconds(20))) {
       if (store->check({key})) return true;
-      if (clock_type::now() >= deadline) return false;
+      if (clock_type::now() >= deadline || stopped()) return false;
       std::this_thread::sleep_for(pause);
     }
   }
 
+  void verdict(const std::string& v) { store->set("adarl/verdict", bytes_of(v)); }
+  c10::intrusive_ptr<c10d::Store> open_store(uint16_t port);
   result<bool> handshake(const std::string& config_text);
+  /// Rank 0: the problem with rank `r`'s hello ("" when it may join).
+  std::string check_hello(uint32_t r, const std::string& there, const std::string& hello);
+  /// Rank 0: waits until every other rank said hello, then posts the verdict.
+  result<bool> gather(const std::string& hello, clock_type::time_point deadline);
+  /// Ranks > 0: rank 0's hello and verdict.
+  result<bool> await_verdict(const std::string& r, clock_type::time_point deadline);
 };
 
-result<bool> replica_group::impl::handshake(const std::string& config_text) {
-  const uint32_t rank = config.rank, world = config.replicas;
+c10::intrusive_ptr<c10d::Store> replica_group::impl::open_store(uint16_t port) {
+  c10d::TCPStoreOptions so;
+  so.port = port;
+  so.isServer = config.rank == 0;
+  so.waitWorkers = false;
+  so.timeout = ms(std::max(2.0, config.join_timeout));  // connecting takes whole seconds
+  if (so.isServer) return c10::make_intrusive<c10d::TCPStore>(host, so);
+  // Attempts of 2 s until join_timeout, so that a stop is seen between them.
   const auto deadline = clock_type::now() + ms(config.join_timeout);
-  const std::string r = std::to_string(rank);
-  if (store->add("adarl/joined/" + r, 1) > 1)
-    return error{"learner rank " + r + " is taken: another process joined as rank " + r};
-  const std::string hello = "replicas=" + std::to_string(world) + "\n" + config_text;
-  store->set("adarl/hello/" + r, bytes_of(hello));
-  auto verdict = [&](const std::string& v) { store->set("adarl/verdict", bytes_of(v)); };
-  if (rank == 0) {
-    std::vector<uint32_t> missing;
-    for (uint32_t i = 1; i < world; ++i) missing.push_back(i);
-    auto pause = std::chrono::milliseconds(1);
-    while (!missing.empty()) {
-      for (auto it = missing.begin(); it != missing.end();) {
-        const std::string key = "adarl/hello/" + std::to_string(*it);
-        if (!store->check({key})) {
-          ++it;
-          continue;
-        }
-        const auto there = lines_of(text_of(store->get(key)));
-        const std::string who = "learner rank " + std::to_string(*it);
-        const std::string k = there.count("replicas") ? there.at("replicas") : "?";
-        std::string problem;
-        if (k != std::to_string(world))
-          problem = who + " was started for " + k + " replicas, this run has learner.replicas " +
-                    std::to_string(world);
-        else if (auto d = config_text_differences(text_of(store->get(key)), hello); !d.empty())
-          problem = who + " runs another learner config: " + d;
-        if (!problem.empty()) {
-          verdict("refused by rank 0: " + problem);
-          // The store lives in this process: let the refused rank read why first.
-          wait_key("adarl/ack/" + std::to_string(*it), clock_type::now() + std::chrono::seconds(3));
-          return error{problem};
-        }
-        it = missing.erase(it);
+  so.timeout = ms(2.0);
+  for (;;) {
+    try {
+      return c10::make_intrusive<c10d::TCPStore>(host, so);
+    } catch (const std::exception&) {
+      if (stopped() || clock_type::now() >= deadline) throw;
+    }
+  }
+}
+
+std::string replica_group::impl::check_hello(uint32_t r, const std::string& there,
+                                             const std::string& hello) {
+  const auto fields = lines_of(there);
+  const std::string who = "learner rank " + std::to_string(r);
+  const std::string k = fields.count("replicas") ? fields.at("replicas") : "?";
+  if (k != std::to_string(config.replicas))
+    return who + " was started for " + k + " replicas, this run has learner.replicas " +
+           std::to_string(config.replicas);
+  if (auto d = config_text_differences(there, hello); !d.empty())
+    return who + " runs another learner config: " + d;
+  return "";
+}
+
+result<bool> replica_group::impl::gather(const std::string& hello,
+                                         clock_type::time_point deadline) {
+  std::vector<uint32_t> missing;
+  for (uint32_t i = 1; i < config.replicas; ++i) missing.push_back(i);
+  const auto start = clock_type::now();
+  auto next_report = start;
+  for (auto pause = std::chrono::milliseconds(1);; pause = std::min(pause * 2, std::chrono::milliseconds(20))) {
+    for (auto it = missing.begin(); it != missing.end();) {
+      const std::string key = "adarl/hello/" + std::to_string(*it);
+      if (!store->check({key})) {
+        ++it;
+        continue;
       }
-      if (missing.empty()) break;
-      if (clock_type::now() >= deadline) {
-        std::string names;
-        for (uint32_t i : missing) names += (names.empty() ? "" : ", ") + std::to_string(i);
-        const std::string problem =
-            "learner rank" + std::string(missing.size() > 1 ? "s " : " ") + names +
-            " did not join within " + std::to_string(int(config.join_timeout)) +
-            " s (learner.join_timeout); start each with `adarl worker learn CONFIG --rank R`";
+      if (auto problem = check_hello(*it, text_of(store->get(key)), hello); !problem.empty()) {
         verdict("refused by rank 0: " + problem);
+        // The store lives in this process: let the refused rank read why first.
+        wait_key("adarl/ack/" + std::to_string(*it), clock_type::now() + std::chrono::seconds(3));
         return error{problem};
       }
-      std::this_thread::sleep_for(pause);
-      pause = std::min(pause * 2, std::chrono::milliseconds(20));
+      it = missing.erase(it);
     }
-    verdict("ok");
-    return true;
+    if (missing.empty()) return true;
+    const auto now = clock_type::now();
+    const std::string who = "learner " + rank_list(missing);
+    if (stopped()) {
+      verdict("refused by rank 0: it was stopped before every rank joined");
+      return error{"stopped while waiting for " + who + " to join the store at " + config.store};
+    }
+    if (now >= deadline) {
+      const std::string problem =
+          who + " did not join within " + std::to_string(int(config.join_timeout)) +
+          " s (learner.join_timeout); start each with `adarl worker learn CONFIG --rank R`";
+      verdict("refused by rank 0: " + problem);
+      return error{problem};
+    }
+    if (watch.on_wait && now >= next_report) {
+      watch.on_wait({missing, config.store, std::chrono::duration<double>(now - start).count(),
+                     config.join_timeout});
+      next_report = now + ms(watch.remind_seconds);
+    }
+    std::this_thread::sleep_for(pause);
   }
+}
+
+result<bool> replica_group::impl::await_verdict(const std::string& r,
+                                                clock_type::time_point deadline) {
+  const std::string within = " within " + std::to_string(int(config.join_timeout)) + " s";
   if (!wait_key("adarl/hello/0", deadline))
-    return error{"rank 0 did not join the store at " + config.store + " within " +
-                 std::to_string(int(config.join_timeout)) + " s"};
+    return error{stopped() ? "stopped while waiting for rank 0 at the store " + config.store
+                           : "rank 0 did not join the store at " + config.store + within};
   const auto zero = lines_of(text_of(store->get("adarl/hello/0")));
   const std::string k0 = zero.count("replicas") ? zero.at("replicas") : "?";
-  if (k0 != std::to_string(world)) {
+  if (k0 != std::to_string(config.replicas)) {
     store->set("adarl/ack/" + r, bytes_of("1"));  // rank 0 refuses it too: no need to wait
     return error{"world size mismatch: rank 0 runs learner.replicas " + k0 +
-                 ", this rank was started for " + std::to_string(world)};
+                 ", this rank was started for " + std::to_string(config.replicas)};
   }
   if (!wait_key("adarl/verdict", deadline))
-    return error{"rank 0 gave no verdict within " + std::to_string(int(config.join_timeout)) +
-                 " s (learner.join_timeout): it waits for other ranks"};
+    return error{stopped() ? "stopped while waiting for rank 0's verdict (it waits for other ranks)"
+                           : "rank 0 gave no verdict" + within +
+                                 " (learner.join_timeout): it waits for other ranks"};
   const auto v = text_of(store->get("adarl/verdict"));
   store->set("adarl/ack/" + r, bytes_of("1"));
   if (v != "ok") return error{v};
+  return true;
+}
+
+result<bool> replica_group::impl::handshake(const std::string& config_text) {
+  const auto deadline = clock_type::now() + ms(config.join_timeout);
+  const std::string r = std::to_string(config.rank);
+  if (store->add("adarl/joined/" + r, 1) > 1)
+    return error{"learner rank " + r + " is taken: another process joined as rank " + r};
+  const std::string hello = "replicas=" + std::to_string(config.replicas) + "\n" + config_text;
+  store->set("adarl/hello/" + r, bytes_of(hello));
+  if (config.rank != 0) return await_verdict(r, deadline);
+  if (auto ok = gather(hello, deadline); !ok) return ok;
+  verdict("ok");
   return true;
 }
 
@@ -163,7 +220,8 @@ replica_group::~replica_group() = default;
 
 result<std::unique_ptr<replica_group>> replica_group::join(const replica_config& c,
                                                            const std::string& config_text,
-                                                           const torch::Device& device) {
+                                                           const torch::Device& device,
+                                                           const replica_join_watch& watch) {
   if (c.replicas < 2) return error{"learner.replicas: a group needs at least 2 ranks"};
   if (c.rank >= c.replicas)
     return error{"learner rank " + std::to_string(c.rank) + " is outside [0, " +
@@ -185,6 +243,7 @@ result<std::unique_ptr<replica_group>> replica_group::join(const replica_config&
                  c.store + "\""};
   auto p = std::make_unique<impl>();
   p->config = c;
+  p->watch = watch;
   p->host = c.store.substr(0, colon);
   if (device.is_cuda()) {
 #ifdef USE_C10D_NCCL
@@ -196,13 +255,9 @@ result<std::unique_ptr<replica_group>> replica_group::join(const replica_config&
 #endif
   }
   try {
-    c10d::TCPStoreOptions so;
-    so.port = uint16_t(port);
-    so.isServer = c.rank == 0;
-    so.waitWorkers = false;
-    so.timeout = ms(std::max(2.0, c.join_timeout));  // connecting takes whole seconds
-    p->store = c10::make_intrusive<c10d::TCPStore>(p->host, so);
+    p->store = p->open_store(uint16_t(port));
   } catch (const std::exception& e) {
+    if (p->stopped()) return error{"stopped while connecting to rank 0's store at " + c.store};
     return error{"learner.store " + c.store + ": " +
                  (c.rank == 0 ? "rank 0 cannot host the store: "
                               : "cannot reach rank 0's store: ") +

@@ -14,6 +14,7 @@
 
 #include "algorithms/result.hpp"
 #include "models/replica_config.hpp"
+#include "models/replica_join_watch.hpp"
 
 namespace adarl {
 
@@ -26,13 +27,15 @@ class replica_group {
   /// Joins the group: rank 0 hosts the store at `c.store`; every rank publishes K and
   /// `config_text` (the learner's config as key=value lines) and rank 0 compares them
   /// with its own, then posts a verdict; then the process group forms (its own
-  /// rendezvous). Blocks up to c.join_timeout. Errors, before any training: the store
-  /// cannot be hosted or reached (naming learner.store), a rank is taken twice, a rank
-  /// runs another K or another config (naming the first differing key), a rank did
-  /// not join in time (naming it).
+  /// rendezvous). Blocks up to c.join_timeout, or until `watch.stop` is set; rank 0
+  /// tells `watch.on_wait` which ranks it waits for. Errors, before any training: the
+  /// store cannot be hosted or reached (naming learner.store), a rank is taken twice, a
+  /// rank runs another K or another config (naming the first differing key), a rank did
+  /// not join in time (naming it), stopped while waiting (naming what for).
   static result<std::unique_ptr<replica_group>> join(const replica_config& c,
                                                      const std::string& config_text,
-                                                     const torch::Device& device);
+                                                     const torch::Device& device,
+                                                     const replica_join_watch& watch = {});
   ~replica_group();
 
   uint32_t rank() const;

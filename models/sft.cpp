@@ -31,7 +31,8 @@ std::pair<torch::Tensor, int64_t> batch_nll(transformer& model,
 std::vector<double> run_sft(transformer& model, policy_optimizer& opt,
                             const std::vector<sft_example>& examples,
                             const sft_config& config,
-                            const std::function<void(const sft_progress&)>& on_progress) {
+                            const std::function<void(const sft_progress&)>& on_progress,
+                            const std::atomic<bool>* stop) {
   std::vector<double> losses;
   std::mt19937_64 rng(config.seed);
   std::vector<size_t> order(examples.size());
@@ -41,6 +42,7 @@ std::vector<double> run_sft(transformer& model, policy_optimizer& opt,
   auto last = std::chrono::steady_clock::now();
   model->train();
   for (int64_t step = 1; step <= config.steps; ++step) {
+    if (stop && stop->load()) break;
     std::vector<size_t> picked;
     while (picked.size() < static_cast<size_t>(config.batch_size)) {
       if (cursor == order.size()) {

@@ -2,6 +2,7 @@
 // Supervised warm start: teach the base policy to answer, so that RL starts from a
 // spread of pass rates as it does from a pretrained model.
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -35,11 +36,14 @@ struct sft_progress {
 
 /// Trains with teacher forcing on the completion tokens (token-mean cross-entropy).
 /// Examples are visited in seeded random order, epoch after epoch. Returns the loss
-/// of every step. Precondition: examples is not empty.
+/// of every step taken: all config.steps, or fewer when `stop` was set (it is read
+/// before each step; the weights are then those of the last step taken). Blocks.
+/// Precondition: examples is not empty.
 std::vector<double> run_sft(transformer& model, policy_optimizer& opt,
                             const std::vector<sft_example>& examples,
                             const sft_config& config,
-                            const std::function<void(const sft_progress&)>& on_progress);
+                            const std::function<void(const sft_progress&)>& on_progress,
+                            const std::atomic<bool>* stop = nullptr);
 
 /// Mean token cross-entropy of the completions under the current weights (no grad),
 /// in batches of `batch_size`.

@@ -169,6 +169,7 @@ class sim_learner final : public learner_engine {
   explicit sim_learner(const sim_world& world)
       : world_train_(world.train),
         world_held_out_(held_out_count(world)),
+        feature_noise_(world.model.feature_noise),
         policy_(sim_initial_weights(world)->policy) {}
 
   result<train_stats> train(const std::vector<train_sample>& batch) override {
@@ -222,20 +223,34 @@ class sim_learner final : public learner_engine {
 
   uint64_t version() const override { return version_; }
 
+  result<prompt_features> features(const std::vector<std::vector<int32_t>>& prompts,
+                                   const std::vector<uint64_t>& ids) override {
+    (void)prompts;
+    prompt_features out;
+    for (uint64_t id : ids) {
+      if (id >= world_train_) return error{"prompt " + std::to_string(id) + " is not a training prompt"};
+      // Box-Muller on two uniforms keyed by the prompt: the same noise in every run.
+      const double u1 = (double(mix_keys(mix_keys(feature_key, id), 1) >> 11) + 0.5) * 0x1p-53;
+      const double u2 = (double(mix_keys(mix_keys(feature_key, id), 2) >> 11) + 0.5) * 0x1p-53;
+      const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+      out.push_back({float(policy_.difficulty(id) + feature_noise_ * z)});
+    }
+    return out;
+  }
+
   result<bool> save(const std::string& dir) override {
     const fs::path final_dir(dir), tmp(dir + ".tmp");
     std::error_code ec;
     fs::remove_all(tmp, ec);
     if (!fs::create_directories(tmp, ec) && ec)
       return error{tmp.string() + ": cannot create the directory: " + ec.message()};
-    {
-      std::ofstream out(tmp / policy_file);
-      out << learner_magic << " 1\nversion " << version_ << "\n" << policy_.serialize();
-      out.flush();
-      if (!out) return error{(tmp / policy_file).string() + ": write failed"};
-    }
-    if (auto ok = sync_tree(tmp.string()); !ok) return ok.err();
-    return replace_directory(tmp.string(), final_dir.string());
+    std::ostringstream text;
+    text << learner_magic << " 1\nversion " << version_ << "\n" << policy_.serialize();
+    auto ok = write_file_atomic((tmp / policy_file).string(), text.str());  // checked
+    if (ok) ok = sync_tree(tmp.string());
+    if (ok) ok = replace_directory(tmp.string(), final_dir.string());
+    if (!ok) fs::remove_all(tmp, ec);
+    return ok;
   }
 
   result<bool> restore(const std::string& dir) override {
@@ -270,8 +285,10 @@ class sim_learner final : public learner_engine {
   }
 
  private:
+  static constexpr uint64_t feature_key = 0xfea7'0000'5eedull;  ///< Keys the features' noise.
   uint64_t world_train_;
   uint32_t world_held_out_;
+  double feature_noise_;
   simulated_policy policy_;
   uint64_t version_ = 0;  ///< Non-empty train() calls, or the restored step.
 };

@@ -37,6 +37,9 @@ struct sim_model_config {
   double prompt_lr = 0.2;           ///< SGD step size of an adjustment u_x; >= 0.
   double adam_shared_lr = 0.00275;  ///< Adam step size of s; >= 0.
   double adam_prompt_lr = 0.0175;   ///< Adam step size of every u_x; >= 0.
+  /// The simulated policy's "representation" of a prompt for the learned estimator:
+  /// b_x plus Normal(0, feature_noise) noise (never the true pass rate); >= 0.
+  double feature_noise = 1.0;
 };
 
 /// "adam" or "sgd"; nullopt for any other name.

@@ -11,6 +11,7 @@
 #include "models/engine.hpp"
 #include "models/model_config.hpp"
 #include "models/replica_config.hpp"
+#include "models/replica_join_watch.hpp"
 #include "models/train_config.hpp"
 
 namespace adarl {
@@ -48,13 +49,15 @@ result<std::unique_ptr<generation_engine>> make_torch_generator(const torch_gene
 /// Builds a learner engine; a bad device, shape or checkpoint is an error. With
 /// c.replicas.replicas > 1 it is rank 0 of a replicated learner (c.replicas.rank must be
 /// 0): it hosts the store, blocks until every rank has joined (up to join_timeout; a
-/// rank missing or running another config is an error naming it), then hands the
-/// others its weights and optimizer state; it does so again after restore(). Each
+/// rank missing or running another config is an error naming it; `watch` hears which
+/// ranks it waits for, and its stop flag ends the wait at once), then hands the others
+/// its weights and optimizer state; it does so again after restore(). Each
 /// train() hands the batch to the others, trains its share of it and all-reduces the
 /// gradients; a rank that dies or hangs (collective_timeout) makes train() an error
 /// naming it, with the weights of the last completed step. Its destructor tells the
 /// other ranks that the run ended.
-result<std::unique_ptr<learner_engine>> make_torch_learner(const torch_learner_config& c);
+result<std::unique_ptr<learner_engine>> make_torch_learner(const torch_learner_config& c,
+                                                          const replica_join_watch& watch = {});
 
 /// Told of each step a replica rank > 0 trained, with its weights (tests compare ranks).
 using replica_step_observer = std::function<void(const weights_ptr&)>;
@@ -63,7 +66,8 @@ using replica_step_observer = std::function<void(const weights_ptr&)>;
 /// model, joins rank 0's store, takes rank 0's weights and optimizer state, then trains
 /// its share of every step rank 0 hands it, in lockstep with the others. Blocks; returns
 /// the version reached when rank 0 ends the run. Errors: refused at join (as
-/// make_torch_learner), rank 0 gone or a collective failed (naming the step), `stop`.
+/// make_torch_learner), rank 0 gone or a collective failed (naming the step), `stop`
+/// (also while it waits for rank 0 to come up or to let it join).
 result<uint64_t> serve_learner_replica(const torch_learner_config& c,
                                        const std::atomic<bool>* stop,
                                        const replica_step_observer& on_step = {});

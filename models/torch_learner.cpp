@@ -17,6 +17,7 @@
 #include "models/device.hpp"
 #include "models/loss.hpp"
 #include "models/optimizer.hpp"
+#include "models/prompt_features.hpp"
 #include "models/sampler.hpp"
 #include "models/snapshot.hpp"
 #include "models/batch_shares.hpp"
@@ -60,6 +61,15 @@ std::string sample_problem(const train_sample& s, size_t i, const model_config& 
 std::string exception_text(const std::exception& e) {
   if (const auto* c10 = dynamic_cast<const c10::Error*>(&e)) return c10->what_without_backtrace();
   return e.what();
+}
+
+result<prompt_features> torch_learner::features(const std::vector<std::vector<int32_t>>& prompts,
+                                                const std::vector<uint64_t>& ids) {
+  (void)ids;
+  auto& m = model_;
+  return last_token_features(
+      prompts, [&m](const torch::Tensor& t, const torch::Tensor& k) { return m->hidden(t, k); },
+      device_);
 }
 
 torch_learner::torch_learner(torch_learner_config c, torch::Device device)
@@ -272,14 +282,15 @@ result<std::unique_ptr<torch_learner>> build_torch_learner(const torch_learner_c
   }
 }
 
-result<std::unique_ptr<learner_engine>> make_torch_learner(const torch_learner_config& c) {
+result<std::unique_ptr<learner_engine>> make_torch_learner(const torch_learner_config& c,
+                                                          const replica_join_watch& watch) {
   if (c.replicas.replicas > 1 && c.replicas.rank != 0)
     return error{"learner rank " + std::to_string(c.replicas.rank) +
                  ": the coordinator's learner is rank 0 (other ranks: adarl worker learn)"};
   auto engine = build_torch_learner(c);
   if (!engine) return engine.err();
   if (c.replicas.replicas > 1)
-    if (auto ok = (*engine)->join_replicas(); !ok) return ok.err();
+    if (auto ok = (*engine)->join_replicas(watch); !ok) return ok.err();
   return std::unique_ptr<learner_engine>(std::move(*engine));
 }
 

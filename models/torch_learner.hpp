@@ -30,9 +30,9 @@ class torch_learner final : public learner_engine {
   /// A base policy (e.g. the SFT warm start): its weights only; the RL run counts its
   /// own versions from 0 with a fresh optimizer.
   result<bool> load_base(const std::string& dir);
-  /// Joins the replicas of config().replicas; rank 0 then hands its state to the others
-  /// (the others receive it in serve()).
-  result<bool> join_replicas();
+  /// Joins the replicas of config().replicas (replica_group::join, watched by `watch`);
+  /// rank 0 then hands its state to the others (the others receive it in serve()).
+  result<bool> join_replicas(const replica_join_watch& watch);
   /// Ranks > 0: follows rank 0's commands until it ends the run (serve_learner_replica).
   result<uint64_t> serve(const std::atomic<bool>* stop, const replica_step_observer& on_step);
 
@@ -41,6 +41,8 @@ class torch_learner final : public learner_engine {
   uint64_t version() const override { return version_; }
   result<bool> save(const std::string& dir) override;
   result<bool> restore(const std::string& dir) override;
+  result<prompt_features> features(const std::vector<std::vector<int32_t>>& prompts,
+                                   const std::vector<uint64_t>& ids) override;
 
  private:
   /// The samples with a completion, checked; an error names the first bad one.

@@ -77,8 +77,8 @@ torch_learner::~torch_learner() {
   }
 }
 
-result<bool> torch_learner::join_replicas() {
-  auto g = replica_group::join(config_.replicas, learner_config_text(config_), device_);
+result<bool> torch_learner::join_replicas(const replica_join_watch& watch) {
+  auto g = replica_group::join(config_.replicas, learner_config_text(config_), device_, watch);
   if (!g) return g.err();
   group_ = std::move(*g);
   if (group_->rank() != 0) return true;  // it takes the state in serve()
@@ -248,7 +248,9 @@ result<uint64_t> serve_learner_replica(const torch_learner_config& c,
   own.policy.init_checkpoint.clear();  // the weights come from rank 0
   auto engine = build_torch_learner(own);
   if (!engine) return engine.err();
-  if (auto ok = (*engine)->join_replicas(); !ok) return ok.err();
+  replica_join_watch watch;
+  watch.stop = stop;
+  if (auto ok = (*engine)->join_replicas(watch); !ok) return ok.err();
   return (*engine)->serve(stop, on_step);
 }
 

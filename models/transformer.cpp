@@ -97,24 +97,38 @@ torch::Tensor transformer_impl::head(const torch::Tensor& x, bool invariant) {
   return config_.tied_output ? torch::matmul(h, tok_->weight.t()) : head_(h);
 }
 
-torch::Tensor transformer_impl::run(const torch::Tensor& tokens,
-                                    const torch::Tensor& positions,
-                                    const torch::Tensor& bias, kv_cache* cache) {
+torch::Tensor transformer_impl::trunk(const torch::Tensor& tokens,
+                                      const torch::Tensor& positions,
+                                      const torch::Tensor& bias, kv_cache* cache) {
   auto x = tok_(tokens) + pos_(positions.clamp_max(config_.max_len - 1));
   for (size_t i = 0; i < blocks_.size(); ++i)
     x = blocks_[i]->forward(x, bias, cache ? &cache->k[i] : nullptr,
                             cache ? &cache->v[i] : nullptr);
-  return head(x);
+  return x;
 }
 
-torch::Tensor transformer_impl::forward(const torch::Tensor& tokens,
-                                        const torch::Tensor& mask) {
-  const auto t = tokens.size(1);
+torch::Tensor transformer_impl::run(const torch::Tensor& tokens,
+                                    const torch::Tensor& positions,
+                                    const torch::Tensor& bias, kv_cache* cache) {
+  return head(trunk(tokens, positions, bias, cache));
+}
+
+torch::Tensor transformer_impl::causal_bias(const torch::Tensor& mask) {
+  const auto t = mask.size(1);
   const auto opts = mask.options().dtype(torch::kBool);
   auto causal = torch::ones({t, t}, opts).tril();
   auto allowed = causal.unsqueeze(0) & mask.unsqueeze(1);  // [B, T, T]
   allowed = allowed | torch::eye(t, opts).unsqueeze(0);
-  return run(tokens, positions_of(mask), attention_bias(allowed), nullptr);
+  return attention_bias(allowed);
+}
+
+torch::Tensor transformer_impl::forward(const torch::Tensor& tokens,
+                                        const torch::Tensor& mask) {
+  return run(tokens, positions_of(mask), causal_bias(mask), nullptr);
+}
+
+torch::Tensor transformer_impl::hidden(const torch::Tensor& tokens, const torch::Tensor& mask) {
+  return ln_f_(trunk(tokens, positions_of(mask), causal_bias(mask), nullptr));
 }
 
 torch::Tensor transformer_impl::prefill(const torch::Tensor& tokens,

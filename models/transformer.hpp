@@ -68,6 +68,8 @@ class transformer_impl : public torch::nn::Module {
 
   /// Logits [B, T, V] of tokens [B, T] int64 with mask [B, T] bool (causal).
   torch::Tensor forward(const torch::Tensor& tokens, const torch::Tensor& mask);
+  /// Final-LayerNorm hidden states [B, T, D] of tokens [B, T] with mask [B, T] (causal).
+  torch::Tensor hidden(const torch::Tensor& tokens, const torch::Tensor& mask);
   /// Runs left-padded prompts, fills `cache`, returns the last position's logits [B, V].
   torch::Tensor prefill(const torch::Tensor& tokens, const torch::Tensor& mask,
                         kv_cache& cache);
@@ -93,6 +95,11 @@ class transformer_impl : public torch::nn::Module {
  private:
   torch::Tensor run(const torch::Tensor& tokens, const torch::Tensor& positions,
                     const torch::Tensor& bias, kv_cache* cache);
+  // The residual stream after the last block (before the final LayerNorm).
+  torch::Tensor trunk(const torch::Tensor& tokens, const torch::Tensor& positions,
+                      const torch::Tensor& bias, kv_cache* cache);
+  // The causal mask of left-padded rows as an additive bias [B, 1, T, T].
+  torch::Tensor causal_bias(const torch::Tensor& mask);
   // Final LayerNorm and output projection of hidden states [..., D].
   torch::Tensor head(const torch::Tensor& x, bool invariant = false);
 

@@ -126,6 +126,9 @@ struct metrics_section {
   /// HOST:PORT to serve http://HOST:PORT/metrics on; "" = off. Port 0 = any free one
   /// (the run prints the one it got).
   std::string listen;
+  /// A broken set-up's zero rewards (bad_reference, bad_tests, unknown_verifier, ...:
+  /// algorithms/reason_watch.hpp) above this share of the scored samples warn at once.
+  double alarm_share = 0.05;
 };
 
 /// Severity of a log line, lowest first.

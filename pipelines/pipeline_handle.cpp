@@ -15,6 +15,7 @@
 
 #include "actors/clock.hpp"
 #include "actors/evaluator.hpp"
+#include "actors/failure.hpp"
 #include "actors/generator.hpp"
 #include "actors/learner.hpp"
 #include "actors/metrics_sink.hpp"
@@ -31,6 +32,23 @@ std::string config_json(const pipeline_config& c) {
   nlohmann::json j = nlohmann::json::object();
   for (const auto& [key, value] : c.effective) j[key] = value;
   return nlohmann::json{{"format", "adarl-config-1"}, {"values", std::move(j)}}.dump(1) + "\n";
+}
+
+/// What a failed run keeps, in words: why its last checkpoint was not written (`failure`,
+/// "checkpoint DIR: why", unless `fatal` says so already) and the newest complete
+/// checkpoint, the one --resume continues from.
+std::string kept_checkpoint(const std::string& out, const std::string& failure,
+                            const std::string& fatal) {
+  std::string s;
+  if (!failure.empty() && fatal.find(failure) == std::string::npos) {
+    const auto colon = failure.find(": ");
+    const std::string why = colon == std::string::npos ? "" : failure.substr(colon + 2);
+    s = failure.substr(0, colon) + " not written" +
+        (why.empty() || fatal.find(why) != std::string::npos ? "" : ": " + why) + "; ";
+  }
+  auto kept = resolve_checkpoint(out);
+  return s + (kept ? "the last complete checkpoint: " + *kept
+                   : std::string("no checkpoint to resume from"));
 }
 
 /// The supervisor's view of the run: which actor is which, and the stall watchdog.
@@ -133,7 +151,8 @@ result<bool> pipeline_handle::impl::start(prompt_table_ptr prompts, pipeline_com
                                         verifier_registry::with_builtins());
   auto shared_tok = std::make_shared<const tokenizer>(*tok);
   const caf::actor supervisor = caf::actor_cast<caf::actor>(self);
-  run_log = o.logger ? o.logger : stream_log(o.log);
+  // A failed write of the log file ends the run like any other failed write.
+  run_log = log_failures_end_run(o.logger ? o.logger : stream_log(o.log), supervisor);
   log = component_log(run_log, "run");
 
   metrics_totals totals;
@@ -149,7 +168,8 @@ result<bool> pipeline_handle::impl::start(prompt_table_ptr prompts, pipeline_com
   if (!c.effective.empty())
     if (auto ok = write_file_atomic(c.out + "/config.json", config_text); !ok) return ok.err();
   metrics = spawn_metrics(sys, {c.out, c.tracker.steps, c.progress,
-                                /*append=*/restored.has_value(), totals, o.observer, run_log});
+                                /*append=*/restored.has_value(), totals, o.observer,
+                                run_log, supervisor});
   watch.watch(self, metrics, "metrics");
   tracker_setup ts;
   ts.core = c.tracker;
@@ -159,6 +179,7 @@ result<bool> pipeline_handle::impl::start(prompt_table_ptr prompts, pipeline_com
   ts.eval_samples = c.eval.samples;
   ts.restore = restored;
   ts.log = run_log;
+  ts.alarm.share = c.metrics.alarm_share;
   tracker = spawn_tracker(sys, ts);
   watch.watch(self, tracker, "tracker");
   for (uint32_t i = 0; i < c.actors.verifiers; ++i) {
@@ -225,6 +246,7 @@ result<bool> pipeline_handle::impl::start(prompt_table_ptr prompts, pipeline_com
   evaluator = spawn_evaluator(sys, {prompts, c.eval.greedy, c.eval.samples, tracker, metrics});
   watch.watch(self, evaluator, "evaluator");
   learner_setup ls;
+  ls.send_features = c.tracker.estimator == estimator_kind::learned;
   ls.make_engine = parts.engines.learner;
   ls.prompts = prompts;
   ls.tracker = tracker;
@@ -234,6 +256,7 @@ result<bool> pipeline_handle::impl::start(prompt_table_ptr prompts, pipeline_com
   ls.supervisor = supervisor;
   ls.steps = c.tracker.steps;
   ls.sample_budget = c.tracker.sample_budget;
+  ls.min_steps = c.tracker.min_steps;
   ls.samples_before = totals.samples;
   ls.last_step_samples = totals.last_step_samples;
   ls.evaluated = totals.evaluated;
@@ -259,13 +282,14 @@ result<run_outcome> pipeline_handle::impl::supervise() {
   uint32_t failed_generators = 0;
   bool running = true;
   bool learner_alive = true;
+  std::string checkpoint_failure;  // why the learner's last checkpoint was not written
   // Asks the learner for a last checkpoint (stop_atom); false when it cannot.
   auto last_checkpoint = [&](std::chrono::seconds patience) {
     if (!learner_alive) return false;
     bool ok = false;
     self->request(learner, patience, stop_atom::value)
         .receive([&](uint64_t v) { out.version = v; ok = true; },
-                 [&](caf::error&) {});
+                 [&](caf::error& e) { checkpoint_failure = error_text(sys, e); });
     return ok;
   };
   const auto stall = std::chrono::duration<double>(c.stall_seconds);
@@ -306,7 +330,9 @@ result<run_outcome> pipeline_handle::impl::supervise() {
     if (!running) break;
     if (stop_requested.load() || (options.stop && options.stop->load())) {
       say("stopping: draining the learner and writing a checkpoint");
-      if (!last_checkpoint(std::chrono::seconds(3600))) fatal = "stop: the learner did not answer";
+      if (!last_checkpoint(std::chrono::seconds(3600)))
+        fatal = "stop: " + (checkpoint_failure.empty() ? "the learner did not answer"
+                                                       : checkpoint_failure);
       out.interrupted = true;
       break;
     }
@@ -335,14 +361,22 @@ result<run_outcome> pipeline_handle::impl::supervise() {
             " evaluation orders queued";
     break;
   }
-  if (fatal && !out.interrupted && learner_alive) {
-    // Keep what was learned: a checkpoint of the last completed step, when possible.
-    if (last_checkpoint(std::chrono::seconds(120)))
-      *fatal += " (checkpoint " + c.out + "/checkpoints/" + checkpoint_name(out.version) +
-                " written)";
+  // Keep what was learned: a checkpoint of the last completed step, when possible;
+  // else say which complete checkpoint is left.
+  bool say_kept = bool(fatal);
+  if (fatal && !out.interrupted && last_checkpoint(std::chrono::seconds(120))) {
+    *fatal += " (checkpoint " + c.out + "/checkpoints/" + checkpoint_name(out.version) +
+              " written)";
+    say_kept = false;
   }
   self->request(metrics, std::chrono::seconds(30), flush_atom::value)
-      .receive([](bool) {}, [](caf::error&) {});
+      .receive([](bool) {},
+               [&](caf::error& e) {
+                 if (fatal) return;  // the first error is the run's
+                 fatal = error_text(sys, e);
+                 say_kept = true;
+               });
+  if (say_kept) *fatal += " (" + kept_checkpoint(c.out, checkpoint_failure, *fatal) + ")";
   if (cluster)
     for (const auto& line : cluster->close()) say(line);
   cluster.reset();
@@ -373,7 +407,9 @@ result<std::string> pipeline_handle::checkpoint(std::chrono::seconds timeout) {
   asker->request(impl_->learner, timeout, save_atom::value)
       .receive(
           [&](uint64_t v) { got = impl_->config.out + "/checkpoints/" + checkpoint_name(v); },
-          [&](caf::error& e) { got = error{"checkpoint: " + impl_->sys.render(e)}; });
+          [&](caf::error& e) {
+            got = error{"checkpoint: " + error_text(impl_->sys, e)};
+          });
   return got;
 }
 

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "algorithms/result.hpp"
@@ -18,7 +20,12 @@ namespace adarl {
 struct task_set {
   std::vector<task_item> train;
   std::vector<task_item> held_out;
+  /// Dataset items: id -> "FILE:LINE", for messages about an item; empty for a suite.
+  std::map<std::string, std::string> origin;
 };
+
+/// "FILE:LINE: " of an item of `set` (a dataset's), or "" (a suite's).
+std::string item_origin(const task_set& set, const task_item& item);
 
 /// Produces a run's items (extension point). Called once, on the caller's thread,
 /// before anything is spawned. Each item names a verifier of the run's registry
@@ -35,8 +42,9 @@ inline constexpr uint64_t held_out_key = 0x48454c44'4f555431ull;  // "HELDOUT1"
 /// held-out split (seeded with held_out_key: the same for every config.seed); or, with
 /// tasks.dataset, the JSONL file split by a shuffle keyed by held_out_key (held-out
 /// first, at most half). Dataset items must name a verifier of `known` (null: the
-/// built-in ones). Deterministic in config.seed; O(items). Errors: an unknown suite, a
-/// dataset problem (naming the file and line); no items is not an error here.
+/// built-in ones) that can use their reference (load_checked_dataset). Deterministic in
+/// config.seed; O(items). Errors: an unknown suite, a dataset problem or an unusable
+/// reference (naming the file and line); no items is not an error here.
 result<task_set> config_tasks(const pipeline_config& config,
                               const verifier_registry* known = nullptr);
 

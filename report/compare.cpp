@@ -191,6 +191,15 @@ result<compare_plan> load_compare_config(const std::string& file,
       r.config.progress = false;
       r.config.tracker.sample_budget = s.sample_budget;
       r.config.tracker.steps = s.max_steps;
+      // Every run reaches both readings: equal steps and equal samples.
+      r.config.tracker.min_steps = std::min(s.equal_steps, s.max_steps);
+      // config.json in the run's directory names this run, not the document's defaults.
+      for (const auto& [key, value] :
+           {std::pair<std::string, std::string>{"name", name}, {"seed", std::to_string(seed)},
+            {"out", r.config.out}, {"tracker.sample_budget", std::to_string(s.sample_budget)},
+            {"tracker.steps", std::to_string(s.max_steps)},
+            {"tracker.min_steps", std::to_string(r.config.tracker.min_steps)}})
+        if (!r.config.effective.empty()) r.config.effective[key] = value;
       doc["seed"] = seed;
       doc["compare"]["sample_budget"] = s.sample_budget;
       doc["compare"]["max_steps"] = s.max_steps;
@@ -398,7 +407,12 @@ result<json> collect_run(const std::string& dir, const compare_settings& s) {
     at_version[uint64_t(v)] = {v, cs, ct, el};
     rewards.push_back(number(l, "real_reward"));
     reward_at.push_back({v, cs, ct, el});
-    if (auto e = l.find("exits"); e != l.end() && e->is_object())
+    // Exact where the line counts samples per exit; older lines: an upper bound (every
+    // fallback prompt at the step's largest pool).
+    if (auto x = l.find("exit_samples"); x != l.end() && x->is_object())
+      fallback_samples +=
+          number(*x, "fallback_missing_positives") + number(*x, "fallback_missing_negatives");
+    else if (auto e = l.find("exits"); e != l.end() && e->is_object())
       fallback_samples += (number(*e, "fallback_missing_positives") +
                            number(*e, "fallback_missing_negatives")) *
                           number(l, "samples_per_prompt_max");

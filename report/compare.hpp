@@ -108,8 +108,9 @@ compare_outcome run_compare(const compare_plan& plan, prompt_table_ptr prompts,
 /// and at equal samples (`heldout_at_samples`: the first evaluation at or after
 /// sample_budget), the mean under the held-out curve over [0, equal_steps] steps and
 /// [0, sample_budget] samples (`auc_steps`, `auc_samples`), the share of samples spent
-/// on prompts that never exited (`fallback_share`: fallback prompts x the step's most
-/// samples per prompt, which they all drew), final accuracy and the
+/// on prompts that never exited (`fallback_share`: the samples of fallback groups, from
+/// each line's exit_samples; lines without it count every fallback prompt at the step's
+/// largest pool, which without round caps they all drew), final accuracy and the
 /// per-prompt final accuracy ("prompt_final"), samples by estimated pass rate. A missing
 /// or malformed file is an error naming it (and the line); a torn last line (a run still
 /// writing, or stopped while writing) is left out (read_json_lines).

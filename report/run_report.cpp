@@ -1,36 +1,88 @@
 #include "report/run_report.hpp"
 
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include <nlohmann/json.hpp>
-
-#include "report/compare.hpp"
+#include "actors/json_lines.hpp"
 #include "report/report.hpp"
+#include "report/run_facts.hpp"
+#include "report/run_page.hpp"
 #include "tasks/atomic_file.hpp"
 
 namespace adarl {
 
-result<nlohmann::json> run_report_data(const std::string& dir, const run_report_options& o) {
-  compare_settings s;
-  s.title = o.title.empty() ? "adarl report: " + dir : o.title;
-  s.heldout_metric = o.metric;
-  s.target_heldout = o.target_heldout;
-  s.target_reward = o.target_reward;
-  s.smooth = o.smooth;
-  compare_run r;
-  r.strategy = std::filesystem::path(dir).filename().string();
-  if (r.strategy.empty()) r.strategy = "run";
-  s.baseline = r.strategy;
-  r.seed = 0;
-  r.config.out = dir;
-  return collect_compare(s, {r.strategy}, {r});
+namespace {
+
+using json = nlohmann::json;
+
+/// config.json's values (KEY.PATH -> text); an empty object when the file is missing.
+result<json> read_config_values(const std::string& dir) {
+  const std::string file = dir + "/config.json";
+  if (!std::filesystem::exists(file)) return json::object();
+  std::ifstream f(file);
+  json j = json::parse(f, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return error{file + ": not a JSON object"};
+  const auto v = j.find("values");
+  if (v == j.end() || !v->is_object()) return error{file + ": no \"values\" object"};
+  for (const auto& [key, value] : v->items())
+    if (!value.is_string())
+      return error{file + ": values." + key + ": expected a string, got " +
+                   value.type_name()};
+  return *v;
 }
 
-result<std::string> write_report_page(const std::string& dir, const nlohmann::json& data) {
+/// The config's seed as a number; null when the config has none or it is not a count.
+json seed_of(const json& config) {
+  const auto s = config.find("seed");
+  if (s == config.end()) return nullptr;
+  const std::string text = s->get<std::string>();
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos ||
+      text.size() > 19)
+    return nullptr;
+  return std::stoull(text);
+}
+
+std::string name_of(const json& config, const std::string& dir) {
+  if (const auto n = config.find("name");
+      n != config.end() && !n->get<std::string>().empty())
+    return n->get<std::string>();
+  const std::string base =
+      std::filesystem::path(dir).lexically_normal().filename().string();
+  return base.empty() || base == "." ? "run" : base;
+}
+
+}  // namespace
+
+result<json> run_report_data(const std::string& dir, const run_report_options& o) {
+  auto steps = read_json_lines(dir + "/metrics.jsonl", /*missing_ok=*/false);
+  if (!steps) return steps.err();
+  auto evals = read_json_lines(dir + "/eval.jsonl", /*missing_ok=*/true);
+  if (!evals) return evals.err();
+  auto config = read_config_values(dir);
+  if (!config) return config.err();
+  json data = run_facts(*steps, std::move(*evals), o);
+  data["kind"] = "run";
+  data["title"] = o.title.empty() ? "adarl report: " + dir : o.title;
+  data["dir"] = dir;
+  data["name"] = name_of(*config, dir);
+  data["seed"] = seed_of(*config);
+  data["strategy"] = run_strategy_kind(*config, data["exits"]);
+  data["config"] = std::move(*config);
+  return data;
+}
+
+bool is_run_data(const json& data) {
+  if (!data.is_object()) return false;
+  const auto k = data.find("kind");
+  return k != data.end() && *k == "run";
+}
+
+result<std::string> write_report_page(const std::string& dir, const json& data) {
   std::string html;
   try {
-    html = report_html(data);
+    html = is_run_data(data) ? run_page_html(data) : report_html(data);
   } catch (const std::exception& e) {
     return error{dir + ": " + e.what()};
   }

@@ -1,11 +1,11 @@
 #pragma once
-// The report page of one run's directory (metrics.jsonl, eval.jsonl): what `adarl run`
-// writes at its end and `adarl report RUN_DIR` redraws.
+// The report page of one run's directory (metrics.jsonl, eval.jsonl, config.json): what
+// `adarl run` writes at its end and `adarl report RUN_DIR` redraws. A comparison's
+// directory (compare.json) gets the comparison page instead (report/report.hpp).
 
 #include <cstdint>
-#include <string>
-
 #include <nlohmann/json_fwd.hpp>
+#include <string>
 
 #include "algorithms/result.hpp"
 
@@ -13,19 +13,29 @@ namespace adarl {
 
 /// How one run's page is drawn.
 struct run_report_options {
-  std::string title;             ///< "" = "adarl report: DIR".
-  std::string metric = "greedy"; ///< Held-out accuracy shown: greedy or sampled.
-  double target_heldout = -1;    ///< Negative = no target line.
+  std::string title;              ///< "" = "adarl report: DIR".
+  std::string metric = "greedy";  ///< Held-out accuracy shown: greedy or sampled.
+  double target_heldout = -1;     ///< Negative = no target line.
   double target_reward = -1;
-  uint32_t smooth = 5;           ///< Moving-average window of real_reward.
+  uint32_t smooth = 5;  ///< Moving-average window of real_reward.
 };
 
-/// The page's data (the form of compare.json, one strategy named after the directory,
-/// one run) from a run's directory. A missing or malformed file is an error naming it.
-result<nlohmann::json> run_report_data(const std::string& dir, const run_report_options& o);
+/// The page's data from a run's directory: `{"kind": "run", ...}` with the run's
+/// identity (title, dir, name, seed, strategy, config: config.json's values), the
+/// per-step rows and evaluations the charts draw, and what they add up to (run_facts,
+/// report/run_facts.hpp). metrics.jsonl is required; eval.jsonl and config.json may be
+/// missing (a run stopped early, an older run): the page says so. A malformed file is
+/// an error naming it (and the line). Reads the files once; O(lines).
+result<nlohmann::json> run_report_data(const std::string& dir,
+                                       const run_report_options& o);
 
-/// Draws `data` (report_html) into DIR/report.html, atomically; returns the file's path.
-/// Data the page cannot show, or a file that cannot be written, is an error saying so.
+/// Draws `data` into DIR/report.html, atomically; returns the file's path. `data` is
+/// run_report_data's (the run page, report/run_page.hpp) or compare.json's (the
+/// comparison page, report_html). Data the page cannot show, or a file that cannot be
+/// written, is an error saying so.
 result<std::string> write_report_page(const std::string& dir, const nlohmann::json& data);
+
+/// True when `data` is run_report_data's (a run) rather than compare.json's.
+bool is_run_data(const nlohmann::json& data);
 
 }  // namespace adarl

@@ -49,10 +49,11 @@ namespace {
 using opt = std::optional<double>;
 using point = chart_point;
 
-/// Chart geometry in SVG user units; the legend sits in the right margin.
-constexpr double chart_width = 720, chart_height = 380;
-constexpr double margin_left = 64, margin_right = 170, margin_top = 36,
-                 margin_bottom = 52;
+/// Chart geometry in SVG user units; the legend sits in the right margin unless it is
+/// on top or empty.
+constexpr double margin_left = 64, margin_top = 36, margin_bottom = 52;
+constexpr double legend_margin = 170, plain_margin = 28, legend_row = 20;
+constexpr double min_width = 240, min_height = 160;
 constexpr double ticks_wanted = 5;
 constexpr const char* palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
                                    "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
@@ -86,13 +87,6 @@ axis nice_axis(double lo, double hi) {
   return ok ? a : axis{};
 }
 
-std::string tick_text(double v, double step) {
-  const int exponent = static_cast<int>(std::floor(std::log10(step) + 1e-9));
-  if (std::abs(v) < step * 1e-9) return "0";
-  if (step >= 1000) return fixed(v / 1000, std::max(0, 3 - exponent)) + "k";
-  return fixed(v, std::max(0, -exponent));
-}
-
 /// A coordinate with one decimal, clamped so that absurd input cannot print "inf".
 std::string coord(double v) {
   if (!(v > -1e6)) v = -1e6;
@@ -115,16 +109,16 @@ std::string svg_line(double x1, double y1, double x2, double y2,
 /// Maps data to SVG coordinates of the plot area (inside the margins).
 struct plot_area {
   axis x, y;
-  static constexpr double left = margin_left, top = margin_top;
-  static constexpr double right = chart_width - margin_right;
-  static constexpr double bottom = chart_height - margin_bottom;
+  double width = 720, height = 380;
+  double left = margin_left, top = margin_top, right = 550, bottom = 328;
   double px(double v) const { return left + (v - x.lo) / (x.hi - x.lo) * (right - left); }
   double py(double v) const {
     return bottom - (v - y.lo) / (y.hi - y.lo) * (bottom - top);
   }
 };
 
-/// The axes that cover every point, the target, c.x_cover and c.y_cover.
+/// The axes that cover every point, the target, c.x_cover and c.y_cover, and the plot
+/// area inside the margins.
 plot_area fit(const chart& c) {
   constexpr double inf = std::numeric_limits<double>::infinity();
   double x_lo = inf, x_hi = -inf, y_lo = inf, y_hi = -inf;
@@ -141,29 +135,35 @@ plot_area fit(const chart& c) {
   for (double x : c.x_cover) cover(x, x_lo, x_hi);
   for (double y : c.y_cover) cover(y, y_lo, y_hi);
   if (c.target) cover(*c.target, y_lo, y_hi);
-  return {nice_axis(x_lo, x_hi), nice_axis(y_lo, y_hi)};
+  plot_area a{nice_axis(x_lo, x_hi), nice_axis(y_lo, y_hi)};
+  a.width = std::isfinite(c.width) ? std::max(min_width, c.width) : min_width;
+  a.height = std::isfinite(c.height) ? std::max(min_height, c.height) : min_height;
+  const bool side_legend = !c.legend.empty() && !c.legend_top;
+  a.right = a.width - (side_legend ? legend_margin : plain_margin);
+  a.top = margin_top + (!c.legend.empty() && c.legend_top ? legend_row : 0);
+  a.bottom = a.height - margin_bottom;
+  return a;
 }
 
 /// Grid, tick labels, frame and axis titles.
 std::string svg_axes(const plot_area& a, const chart& c) {
-  using pa = plot_area;
   const std::string grid = "stroke=\"#e4e4e4\"";
   std::string s;
   for (double k = 0; k <= std::round((a.x.hi - a.x.lo) / a.x.step); ++k) {
     const double v = a.x.lo + k * a.x.step;
-    s += svg_line(a.px(v), pa::top, a.px(v), pa::bottom, grid);
-    s += svg_text(a.px(v), pa::bottom + 16, tick_text(v, a.x.step), "middle");
+    s += svg_line(a.px(v), a.top, a.px(v), a.bottom, grid);
+    s += svg_text(a.px(v), a.bottom + 16, tick_text(v, a.x.step), "middle");
   }
   for (double k = 0; k <= std::round((a.y.hi - a.y.lo) / a.y.step); ++k) {
     const double v = a.y.lo + k * a.y.step;
-    s += svg_line(pa::left, a.py(v), pa::right, a.py(v), grid);
-    s += svg_text(pa::left - 6, a.py(v) + 4, tick_text(v, a.y.step), "end");
+    s += svg_line(a.left, a.py(v), a.right, a.py(v), grid);
+    s += svg_text(a.left - 6, a.py(v) + 4, tick_text(v, a.y.step), "end");
   }
-  s += "<rect x=\"" + coord(pa::left) + "\" y=\"" + coord(pa::top) + "\" width=\"" +
-       coord(pa::right - pa::left) + "\" height=\"" + coord(pa::bottom - pa::top) +
+  s += "<rect x=\"" + coord(a.left) + "\" y=\"" + coord(a.top) + "\" width=\"" +
+       coord(a.right - a.left) + "\" height=\"" + coord(a.bottom - a.top) +
        "\" fill=\"none\" stroke=\"#333333\"/>\n";
-  s += svg_text((pa::left + pa::right) / 2, chart_height - 12, c.x_title, "middle");
-  s += svg_text(-(pa::top + pa::bottom) / 2, 16, c.y_title, "middle",
+  s += svg_text((a.left + a.right) / 2, a.height - 12, c.x_title, "middle");
+  s += svg_text(-(a.top + a.bottom) / 2, 16, c.y_title, "middle",
                 " transform=\"rotate(-90)\"");
   return s;
 }
@@ -173,10 +173,10 @@ std::string svg_axes(const plot_area& a, const chart& c) {
 std::string svg_lines(const plot_area& a, const chart& c) {
   std::string s;
   if (c.target) {
-    s += svg_line(plot_area::left, a.py(*c.target), plot_area::right, a.py(*c.target),
+    s += svg_line(a.left, a.py(*c.target), a.right, a.py(*c.target),
                   "stroke=\"#555555\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"");
-    s += svg_text(plot_area::right - 4, a.py(*c.target) - 5,
-                  "target " + fixed(*c.target, 3), "end", " fill=\"#555555\"");
+    s += svg_text(a.right - 4, a.py(*c.target) - 5, "target " + fixed(*c.target, 3),
+                  "end", " fill=\"#555555\"");
   }
   for (const auto& l : c.lines) {
     std::string pts;
@@ -196,35 +196,51 @@ std::string svg_lines(const plot_area& a, const chart& c) {
   return s;
 }
 
-std::string svg_legend(const chart& c) {
+/// Legend text width, estimated at 7 units per character of the 12-unit font.
+double text_width(const std::string& s) {
+  return 7.0 * static_cast<double>(s.size());
+}
+
+std::string svg_legend(const plot_area& a, const chart& c) {
   std::string s;
+  double x = a.left;
   for (size_t i = 0; i < c.legend.size(); ++i) {
-    const double y = plot_area::top + 8 + 18 * static_cast<double>(i);
-    s += svg_line(plot_area::right + 14, y, plot_area::right + 34, y,
-                  "stroke=\"" + std::string(color(i)) + "\" stroke-width=\"3\"");
-    s += svg_text(plot_area::right + 40, y + 4, c.legend[i], "start");
+    const char* col = color(i < c.legend_colors.size() ? c.legend_colors[i] : i);
+    const double y =
+        c.legend_top ? margin_top + 4 : a.top + 8 + 18 * static_cast<double>(i);
+    const double x0 = c.legend_top ? x : a.right + 14;
+    s += svg_line(x0, y, x0 + 20, y,
+                  "stroke=\"" + std::string(col) + "\" stroke-width=\"3\"");
+    s += svg_text(x0 + 26, y + 4, c.legend[i], "start");
+    x += 26 + text_width(c.legend[i]) + 18;
   }
   return s;
 }
 
 }  // namespace
 
+std::string tick_text(double v, double step) {
+  if (std::abs(v) < step * 1e-9) return "0";
+  const double unit = step >= 1e5 ? 1e6 : step >= 1000 ? 1e3 : 1;
+  const int exponent = static_cast<int>(std::floor(std::log10(step / unit) + 1e-9));
+  const std::string suffix = unit == 1e6 ? "M" : unit == 1e3 ? "k" : "";
+  return fixed(v / unit, std::max(0, -exponent)) + suffix;
+}
+
 std::string svg_chart(const chart& c) {
   const plot_area a = fit(c);
   std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " +
-                  coord(chart_width) + " " + coord(chart_height) + "\" width=\"" +
-                  coord(chart_width) + "\" height=\"" + coord(chart_height) +
+                  coord(a.width) + " " + coord(a.height) + "\" width=\"" +
+                  coord(a.width) + "\" height=\"" + coord(a.height) +
                   "\" font-family=\"sans-serif\" font-size=\"12\" role=\"img\">\n";
   s += "<title>" + escape(c.title) + "</title>\n";
   s += "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n";
-  s += svg_text(plot_area::left, 22, c.title, "start",
-                " font-size=\"14\" font-weight=\"bold\"");
-  s += svg_axes(a, c) + svg_lines(a, c) + svg_legend(c);
+  s += svg_text(a.left, 22, c.title, "start", " font-size=\"14\" font-weight=\"bold\"");
+  s += svg_axes(a, c) + svg_lines(a, c) + svg_legend(a, c);
   const bool empty = std::all_of(c.lines.begin(), c.lines.end(),
                                  [](const chart_line& l) { return l.points.empty(); });
   if (empty)
-    s += svg_text((plot_area::left + plot_area::right) / 2,
-                  (plot_area::top + plot_area::bottom) / 2, "no data", "middle",
+    s += svg_text((a.left + a.right) / 2, (a.top + a.bottom) / 2, "no data", "middle",
                   " fill=\"#888888\"");
   return s + "</svg>\n";
 }

@@ -72,6 +72,7 @@ tracker_actor::behavior_type uplink_tracker(tracker_actor::pointer, std::shared_
       [](save_atom, const std::string&, int64_t) -> bool { return false; },
       [](status_atom) -> tracker_status { return {}; },
       [](start_atom, learner_actor, evaluator_actor) {},
+      [](features_atom, prompt_features_ptr) {},
   };
 }
 
@@ -84,6 +85,7 @@ verifier_actor::behavior_type uplink_verifier(verifier_actor::pointer, std::shar
 metrics_actor::behavior_type quiet_metrics(metrics_actor::pointer) {
   return {[](record_atom, const step_record&) {}, [](eval_atom, const eval_report&) {},
           [](load_atom, const generator_load&) {}, [](cluster_atom, const cluster_stats&) {},
+          [](save_atom) -> bool { return true; },
           [](flush_atom) -> bool { return true; }};
 }
 

@@ -1,16 +1,18 @@
 #pragma once
-// The metrics endpoint of `adarl run` (metrics.listen): an HTTP server on a thread of
-// its own (cpp-httplib) that serves the run's figures in the Prometheus text format at
-// GET /metrics (runtime/metrics_text.hpp). It watches the run as a run_observer: the
-// metrics sink and the pipeline's supervisor hand it each step line, evaluation and
-// tracker status, and a scrape reads a copy of the latest figures, so a slow scraper
-// never holds up the run.
+// The metrics endpoint of `adarl run` (metrics.listen): an HTTP service on threads of
+// its own (runtime/bounded_http_server: a bounded pool, a total deadline per connection)
+// that serves the run's figures in the Prometheus text format at GET /metrics
+// (runtime/metrics_text.hpp). It watches the run as a run_observer: the metrics sink
+// and the pipeline's supervisor hand it each step line, evaluation and tracker status,
+// and a scrape reads a copy of the latest figures, so a slow scraper never holds up the
+// run, other scrapers, or the run's exit.
 
 #include <memory>
 #include <string>
 
 #include "actors/run_observer.hpp"
 #include "algorithms/result.hpp"
+#include "runtime/bounded_http_server.hpp"
 #include "runtime/listen_address.hpp"
 #include "runtime/metrics_text.hpp"
 
@@ -19,19 +21,21 @@ namespace adarl {
 class metrics_server;
 
 /// The endpoint of one run. Thread-safe: the observer calls come from the run's threads,
-/// the requests are answered on the server's (one at a time: a scrape renders a few kB).
+/// the requests are answered on the service's (`limits.threads` at once; a scrape
+/// renders a few kB).
 class metrics_endpoint final : public run_observer {
  public:
   /// Binds `listen` now, so that a bad or busy address is an error before the run (it
   /// says which address and why), then serves `initial` until the first figures come.
   static result<std::shared_ptr<metrics_endpoint>> start(const std::string& listen,
-                                                         run_figures initial);
+                                                         run_figures initial,
+                                                         http_limits limits = {});
   ~metrics_endpoint() override;  ///< Stops (see stop()).
 
   /// http://HOST:PORT/metrics, the port as bound.
   const std::string& url() const { return url_; }
-  /// Stops serving and joins the server's thread (idempotent; a scrape in progress is
-  /// answered first). Blocks for at most about a second.
+  /// Stops serving, drops every connection still open and joins the service's threads
+  /// (idempotent). Never waits on a client (bounded_http_server::stop()).
   void stop();
   /// A copy of the latest figures.
   run_figures figures() const;

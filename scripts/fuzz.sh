@@ -3,7 +3,7 @@
 # runs each for SECONDS (default 60) on a copy of its seed corpus.
 #   scripts/fuzz.sh [--ci] [SECONDS] [TARGET...]     e.g. scripts/fuzz.sh 600 dataset
 # TARGET is a name of tests/fuzz/corpus/ (pipeline_config, overrides, dataset, replay_log,
-# remote_wire, math_answer, expr_lang); default: all. --ci (or CI=true): 20 s per target.
+# remote_wire, math_answer, math_latex, expr_lang); default: all. --ci (or CI=true): 20 s per target.
 # New corpus entries go to build-fuzz/corpus-work/TARGET (kept between runs, so longer
 # runs build on earlier ones), crashes to build-fuzz/crashes/TARGET; the tree stays clean.
 # Prints executions, seconds and crashes per target; exits 1 when a target crashed.
@@ -24,7 +24,7 @@ for arg in "$@"; do
   esac
 done
 $ci && seconds=20
-all=(pipeline_config overrides dataset replay_log remote_wire math_answer expr_lang)
+all=(pipeline_config overrides dataset replay_log remote_wire math_answer math_latex expr_lang)
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 
 # Longest input per target: a few times its largest seed, past the parsers' own limits.
@@ -33,6 +33,7 @@ max_len() {
     pipeline_config | dataset | replay_log) echo 4096 ;;
     remote_wire) echo 2048 ;;
     expr_lang) echo 1200 ;;  # just over expr_limits::max_source
+    math_latex) echo 1500 ;;  # past math_limits::max_answer_chars (1000)
     *) echo 1024 ;;
   esac
 }
@@ -60,6 +61,8 @@ built=$(date +%s)
 echo "fuzz: built in $((built - start)) s; ${seconds} s per target"
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+# The one known leak (CLN's load-time globals) is suppressed there, with its reason.
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppressions=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 status=0
 summary=()

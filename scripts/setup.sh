@@ -23,6 +23,7 @@ packages=(
   libpcre2-dev                    # tokenizer.json pre-tokenizer regexes (models/regex_splitter)
   libicu-dev                      # NFC and Unicode properties for the tokenizer (models/)
   libxxhash-dev                   # XXH3 content hashes of weights sent to remote generators
+  libginac-dev                    # GiNaC + CLN: symbolic equivalence of the math verifier (tasks/math_*)
   clang libclang-rt-14-dev        # fuzzing (scripts/fuzz.sh): clang 14, libFuzzer, ASan, UBSan
   libomp-14-dev                   # OpenMP for clang: the fuzz build configures the project with it
   python3
@@ -30,6 +31,7 @@ packages=(
   python3-torch python3-numpy     # the HF decoder's reference (tests/models_torch/hf_reference.py)
   python3-jinja2                  # the chat templates' reference (tests/cli/hf_chat_template.py)
   nodejs                          # the tokenizer's reference runs on it (npm packages below)
+  chromium                        # headless: the run page's layout test (tests/cli/report_browser.sh)
 )
 
 missing=()

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 
@@ -45,6 +46,7 @@ result<bool> write_file_atomic(const std::string& path, std::string_view bytes) 
   while (done < bytes.size()) {
     const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;
+    if (n == 0) errno = ENOSPC;  // no room, without an errno of its own
     if (n <= 0) return fail("cannot write " + tmp);
     done += size_t(n);
   }
@@ -59,9 +61,12 @@ result<bool> write_file_atomic(const std::string& path, std::string_view bytes) 
     ::unlink(tmp.c_str());
     return error{path + ": cannot rename " + tmp + " to it: " + why};
   }
-  sync_path(parent_of(path), /*directory=*/true);
+  if (!sync_path(parent_of(path), /*directory=*/true))
+    return error{path + ": written, but its directory cannot be flushed: " + reason()};
   return true;
 }
+
+void ignore_file_size_signal() { std::signal(SIGXFSZ, SIG_IGN); }
 
 result<bool> sync_tree(const std::string& dir) {
   std::error_code ec;
@@ -90,7 +95,9 @@ result<bool> replace_directory(const std::string& staged, const std::string& tar
     if (had) fs::rename(old, target, ec);  // put the previous copy back
     return error{target + ": cannot move " + staged + " in place: " + why};
   }
-  sync_path(parent_of(target), /*directory=*/true);
+  if (!sync_path(parent_of(target), /*directory=*/true))
+    return error{target + ": moved in place, but its directory cannot be flushed: " +
+                 reason()};
   if (had) fs::remove_all(old, ec);
   return true;
 }

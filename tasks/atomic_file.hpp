@@ -27,4 +27,10 @@ result<bool> sync_tree(const std::string& dir);
 /// The parent directory is synced. Both must be on one file system.
 result<bool> replace_directory(const std::string& staged, const std::string& target);
 
+/// Makes a write past the file size limit (RLIMIT_FSIZE, `ulimit -f`) fail with EFBIG,
+/// reported like any failed write, instead of killing the process with SIGXFSZ.
+/// Process-wide; a program that checks its writes calls it once at start. Children
+/// inherit it across exec unless they reset their signals (the python sandbox does).
+void ignore_file_size_signal();
+
 }  // namespace adarl

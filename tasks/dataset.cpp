@@ -111,7 +111,9 @@ std::optional<json> parse_object(const std::string& text, uint32_t line, problem
 }  // namespace
 
 result<std::vector<task_item>> load_dataset(std::istream& in, const std::string& name,
-                                            const verifier_registry* registry) {
+                                            const verifier_registry* registry,
+                                            std::vector<uint32_t>* lines) {
+  if (lines) lines->clear();
   problems p{name, {}};
   std::vector<task_item> items;
   std::unordered_map<std::string, uint32_t> first_line;  // id -> line
@@ -133,7 +135,10 @@ result<std::vector<task_item>> load_dataset(std::istream& in, const std::string&
         continue;
       }
     }
-    if (ok) items.push_back(std::move(item));
+    if (ok) {
+      items.push_back(std::move(item));
+      if (lines) lines->push_back(line);
+    }
   }
   if (in.bad()) p.lines.push_back(name + ": read error");
   if (p.full() && std::getline(in, text))
@@ -148,10 +153,11 @@ result<std::vector<task_item>> load_dataset(std::istream& in, const std::string&
 }
 
 result<std::vector<task_item>> load_dataset(const std::string& path,
-                                            const verifier_registry* registry) {
+                                            const verifier_registry* registry,
+                                            std::vector<uint32_t>* lines) {
   std::ifstream file(path);
   if (!file) return error{path + ": cannot open the file"};
-  return load_dataset(file, path, registry);
+  return load_dataset(file, path, registry, lines);
 }
 
 std::string to_jsonl(const task_item& item) {

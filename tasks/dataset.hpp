@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <istream>
 #include <string>
 #include <vector>
@@ -26,13 +27,17 @@ inline constexpr std::size_t max_dataset_errors = 20;
 ///   `data.jsonl:15: id "q3": duplicate (first on line 3)`
 ///   `data.jsonl:16: field "verifier": unknown verifier "mth" (known: expr, ...)`
 /// (the last only when `registry` is given). A file that cannot be opened or holds no
-/// items is an error too. Blocks on file I/O; O(file size).
+/// items is an error too. When `lines` is given, it receives the line number of each
+/// item (for messages about items, e.g. tasks/reference_check.hpp). Blocks on file I/O;
+/// O(file size).
 result<std::vector<task_item>> load_dataset(const std::string& path,
-                                            const verifier_registry* registry = nullptr);
+                                            const verifier_registry* registry = nullptr,
+                                            std::vector<uint32_t>* lines = nullptr);
 
 /// As above, from a stream; `name` stands for the file in messages.
 result<std::vector<task_item>> load_dataset(std::istream& in, const std::string& name,
-                                            const verifier_registry* registry = nullptr);
+                                            const verifier_registry* registry = nullptr,
+                                            std::vector<uint32_t>* lines = nullptr);
 
 /// One dataset line (no newline): the five fields in order, then "tests" (as a string)
 /// when non-empty and "difficulty" when non-zero. load_dataset reads it back equal.

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "tasks/expr_lang.hpp"
@@ -32,6 +33,8 @@ class expr_verifier final : public verifier {
 
   std::string_view name() const override { return "expr"; }
   verdict verify(const task_item& item, std::string_view completion) const override;
+  /// "" when item.tests is {"cases": [[x, y], ...]} as above, else why not.
+  std::string check_reference(const task_item& item) const override;
 
  private:
   expr_limits limits_;

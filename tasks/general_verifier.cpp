@@ -40,18 +40,32 @@ verdict general_verifier::verify(const task_item& item,
   return {0.f, "mismatch"};
 }
 
+#if defined(__GLIBCXX__)
+// The default (backtracking) executor recurses once per input character and takes
+// exponential time on patterns like "(a*)*b"; the polynomial one does neither.
+constexpr auto kRegexFlags = std::regex::ECMAScript | std::regex_constants::__polynomial;
+#else
+constexpr auto kRegexFlags = std::regex::ECMAScript;
+#endif
+
+std::string regex_verifier::check_reference(const task_item& item) const {
+  if (item.answer.size() > config_.max_pattern_chars)
+    return "its pattern is longer than " + std::to_string(config_.max_pattern_chars) +
+           " characters";
+  try {
+    const std::regex pattern(item.answer, kRegexFlags);
+    return "";
+  } catch (const std::exception&) {  // regex_error, bad_alloc
+    return "its pattern does not compile as an ECMAScript regular expression";
+  }
+}
+
 verdict regex_verifier::verify(const task_item& item, std::string_view completion) const {
   const std::string_view text = trim_blanks(completion);
   if (text.empty()) return {0.f, "no_answer"};
   if (text.size() > config_.max_completion_chars) return {0.f, "too_long"};
   if (item.answer.size() > config_.max_pattern_chars) return {0.f, "bad_pattern"};
-#if defined(__GLIBCXX__)
-  // The default (backtracking) executor recurses once per input character and takes
-  // exponential time on patterns like "(a*)*b"; the polynomial one does neither.
-  constexpr auto flags = std::regex::ECMAScript | std::regex_constants::__polynomial;
-#else
-  constexpr auto flags = std::regex::ECMAScript;
-#endif
+  constexpr auto flags = kRegexFlags;
   try {
     const std::regex pattern(item.answer, flags);
     if (std::regex_match(text.begin(), text.end(), pattern)) return {1.f, ""};

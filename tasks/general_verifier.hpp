@@ -62,6 +62,8 @@ class regex_verifier final : public verifier {
   explicit regex_verifier(regex_verifier_config config = {}) : config_(config) {}
   std::string_view name() const override { return "regex"; }
   verdict verify(const task_item& item, std::string_view completion) const override;
+  /// "" when item.answer is a pattern verify can use (not too long, compiles).
+  std::string check_reference(const task_item& item) const override;
 
  private:
   regex_verifier_config config_;

@@ -1,71 +1,84 @@
 #pragma once
+// The "math" verifier: final answers of math problems (MATH, GSM8K, AIME, Minerva and
+// OpenR1 styles, and the built-in math suite) against a reference, up to mathematical
+// equivalence. The pipeline of one verification:
+//   extraction (tasks/math_extract.hpp: \boxed{}, ####, "the answer is", $...$, last number)
+//   -> fast path: both sides plain numbers (tasks/math_number.hpp), compared as exact
+//      rationals without allocation or GiNaC (the built-in suite's case)
+//   -> normalisation (tasks/math_normalize.hpp) -> LaTeX reader (tasks/math_latex_parser.hpp)
+//   -> equivalence (tasks/math_equivalence.hpp) with GiNaC (tasks/math_scalar_engine.hpp).
+// Thread-safety: verify() is const and may run on many threads; GiNaC itself is not
+// thread-safe, so the GiNaC step runs under one process-wide mutex (math_scalar_engine):
+// symbolic verifications are serialised, the fast path and the text steps are not.
 
-#include <cstdint>
-#include <optional>
+#include <cstddef>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "tasks/math_extract.hpp"
+#include "tasks/math_limits.hpp"
+#include "tasks/math_number.hpp"
 #include "tasks/verifier.hpp"
 
 namespace adarl {
 
-/// Where math_verifier looks for the final answer in a completion.
-enum class extraction {
-  boxed,        ///< Content of the last `\boxed{...}` (braces balanced).
-  hashes,       ///< Rest of the line after the last `####` (GSM8K style).
-  last_number,  ///< The last number in the text (see extract_math_answer).
+/// How math_verifier compares.
+enum class math_mode {
+  symbolic,        ///< Normalise, parse and compare up to equivalence (the default).
+  exact_rational,  ///< The verifier before GiNaC: both sides must be plain numbers
+                   ///< (parse_math_value; the reference as written), equal as rationals.
 };
 
 /// Settings of math_verifier.
 struct math_verifier_config {
   /// Extraction methods, tried in this order; the first that finds a non-empty
   /// candidate decides (an unparsable candidate is not passed on to the next method).
-  std::vector<extraction> order{extraction::boxed, extraction::hashes,
-                                extraction::last_number};
+  /// The reference goes through the same methods except last_number (extract_reference).
+  std::vector<extraction> order{extraction::boxed, extraction::hashes, extraction::answer_is,
+                                extraction::math_delimiters, extraction::last_number};
+  math_mode mode = math_mode::symbolic;
+  /// Relative tolerance of numeric comparisons, used only where a side is written with a
+  /// decimal point and the other is irrational ("1.4142136" for \sqrt{2}, "3.14159" for
+  /// \pi); two rational values are always compared exactly.
+  double relative_tolerance = 1e-6;
+  math_limits limits{};
+  /// A reference read as text with more words than this (or with a digit and three or
+  /// more words) is a whole solution the verifier cannot read: "bad_reference".
+  std::size_t max_text_words = 6;
+
+  /// The settings of the verifier before GiNaC (exact rationals, the three old methods).
+  static math_verifier_config exact_rational_only();
 };
 
-/// An exact rational number: (negative ? -1 : 1) * num / den.
-/// Invariant: den > 0, gcd(num, den) == 1, and num == 0 implies !negative (so -0 == 0),
-/// which makes equality of values equality of members.
-struct math_value {
-  bool negative = false;
-  uint64_t num = 0;
-  uint64_t den = 1;
-  friend bool operator==(const math_value&, const math_value&) = default;
-};
-
-/// Parses one number written the ways a model or a dataset writes a final answer:
-/// integers ("42", "+5", "-5", "−5" with U+2212), thousands separators ("1,234,567";
-/// groups of exactly three digits, so "1,23" is not a number), decimals ("0.750", ".5"),
-/// fractions ("3/4", "\frac{3}{4}", "\dfrac{3}{4}", "\tfrac34", "-\frac{-3}{ 4 }"),
-/// surrounded by spaces, "$" or "\$", with a trailing period. Anything else, a zero
-/// denominator, or a value whose numerator or denominator overflows 64 bits gives
-/// nullopt. Pure, no allocation; O(text length).
-std::optional<math_value> parse_math_value(std::string_view text);
-
-/// The answer candidate `how` finds in `completion`, as a view into it; nullopt when it
-/// finds nothing or only blanks. boxed: the content of the last `\boxed{`, when its
-/// braces balance (an unclosed last box finds nothing). hashes: the rest of the line
-/// after the last "####". last_number: the last number token: digits with optional
-/// thousands groups, decimal part and "/denominator", with a unary sign ("x=-5" gives
-/// "-5", "10-5" gives "5"); a number glued to a preceding letter or '_' is part of a
-/// word and skipped ("x2", "H2O"). Pure, no allocation; O(completion length).
-std::optional<std::string_view> extract_math_answer(std::string_view completion,
-                                                    extraction how);
-
-/// Scores a math completion: reward 1 when the extracted final answer equals
-/// item.answer as an exact rational (so "0.750" == "3/4" and "-0" == "0"), else 0
-/// with reason "no_answer" (no method found a candidate), "unparsable" (the candidate
-/// is not a number, or overflows), "wrong_value", or "bad_reference" (item.answer is
-/// not a number). Registry name "math". Stateless and thread-safe; no heap allocation
-/// per call (the reasons fit std::string's small buffer); O(completion length).
+/// Scores a math completion against item.answer. Reward 1 when the extracted answer is
+/// equivalent to the reference's (see compare_math_answers for the shapes: numbers and
+/// expressions, tuples, sets, intervals, inequalities, equations, matrices; text answers
+/// case- and blank-insensitively), else 0 with reason:
+///   "no_answer"      no extraction method found a candidate (or it normalises to nothing);
+///   "unparsable"     the candidate is not math the reader knows, or has no value (1/0),
+///                    or is text where the reference is math;
+///   "wrong_value"    a different value, shape, or an equivalence not established
+///                    (a false positive is worse than a false negative);
+///   "bad_reference"  item.answer states no usable answer (see check_reference);
+///   "too_complex"    past config.limits (length, size, exponents, factorials, digits);
+///   "timeout"        past config.limits.budget;
+///   "internal_error" an unexpected exception (none is known; verify never throws).
+/// Registry name "math". Thread-safe (see the file comment). Fast path: no heap
+/// allocation, O(completion length); otherwise bounded by config.limits.
 class math_verifier final : public verifier {
  public:
   explicit math_verifier(math_verifier_config cfg = {});
   std::string_view name() const override { return "math"; }
   verdict verify(const task_item& item, std::string_view completion) const override;
+  /// "" when item.answer states an answer this verifier can compare against, else why
+  /// not: no answer found, unreadable, prose, past the limits, or without a value.
+  std::string check_reference(const task_item& item) const override;
 
  private:
+  std::string_view reference_text(std::string_view answer) const;
+  verdict verify_symbolic(std::string_view reference, std::string_view candidate) const;
+
   math_verifier_config cfg_;
 };
 

@@ -64,6 +64,15 @@ std::string reason_of(const python_run& run) {
 
 }  // namespace
 
+std::string python_verifier::check_reference(const task_item& item) const {
+  try {
+    if (parse_cases(item.tests)) return "";
+  } catch (...) {  // bad_alloc
+  }
+  return "its \"tests\" are not in the python cases format {\"cases\": [{\"input\": "
+         "\"...\", \"output\": \"...\"}, ...]} (tasks/python_verifier.hpp)";
+}
+
 verdict python_verifier::verify(const task_item& item,
                                 std::string_view completion) const {
   try {

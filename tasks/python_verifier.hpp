@@ -1,5 +1,6 @@
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "tasks/python_runner.hpp"
@@ -9,10 +10,19 @@ namespace adarl {
 
 /// Scores a Python program against hidden stdin/stdout tests, running it in the
 /// sandbox of tasks/python_runner.hpp once per case (stopping at the first failure).
-/// The program is extract_program(completion) (tasks/expr_verifier.hpp); item.tests is
-/// {"cases": [{"input": "...", "output": "..."}, ...]} ("input" may be omitted for
-/// empty stdin), and a case passes when stdout, trimmed of surrounding blanks, equals
-/// the trimmed "output" and the program exited with status 0. Reward 1 when every case
+/// The program is extract_program(completion) (tasks/expr_verifier.hpp).
+///
+/// The tests format (item.tests, a dataset line's "tests" as a JSON object or as a
+/// string holding one; docs/datasets.md):
+///   {"cases": [{"input": "1 2\n", "output": "3"}, {"output": "hello"}]}
+/// - "cases": a non-empty array of objects;
+/// - "output": a string, required: the expected stdout; compared trimmed of surrounding
+///   blanks on both sides, so a final newline does not matter;
+/// - "input": a string, optional (default empty): the program's stdin;
+/// - other keys are ignored; anything else (an array of pairs, numbers for strings, no
+///   cases) is "bad_tests" (check_reference says so before a run starts).
+/// A case passes when the program exited with status 0 and its trimmed stdout equals the
+/// trimmed "output". Reward 1 when every case
 /// passes, else 0 with reason "python_unavailable" (no interpreter: every verify),
 /// "bad_tests", "no_program", "size_limit" (program over max_program_bytes), "timeout",
 /// "memory_limit", "output_limit", "crashed" (non-zero exit or signal), "wrong_output"
@@ -26,6 +36,8 @@ class python_verifier final : public verifier {
 
   std::string_view name() const override { return "python"; }
   verdict verify(const task_item& item, std::string_view completion) const override;
+  /// "" when item.tests is in the cases format above, else why not.
+  std::string check_reference(const task_item& item) const override;
 
   /// The sandbox, e.g. to report its isolation at start-up.
   const python_runner& runner() const { return runner_; }

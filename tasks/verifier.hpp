@@ -27,6 +27,14 @@ class verifier {
   virtual std::string_view name() const = 0;
   /// Scores `completion` (the policy's generated text) against `item`.
   virtual verdict verify(const task_item& item, std::string_view completion) const = 0;
+  /// "" when `item` carries what verify needs to reward anything (a reference answer
+  /// it can read, hidden tests in its format), else why not, in a short sentence. A
+  /// run refuses items with unusable references rather than score them 0 forever
+  /// (tasks/reference_check.hpp). The default accepts every item. Thread-safe, never throws.
+  virtual std::string check_reference(const task_item& item) const {
+    (void)item;
+    return {};
+  }
 };
 
 }  // namespace adarl

@@ -30,6 +30,7 @@ tracker_actor::behavior_type quiet_tracker(tracker_actor::pointer, int) {
       [](save_atom, const std::string&, int64_t) -> bool { return true; },
       [](status_atom) -> tracker_status { return {}; },
       [](start_atom, learner_actor, evaluator_actor) {},
+      [](features_atom, prompt_features_ptr) {},
   };
 }
 

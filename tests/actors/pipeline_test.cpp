@@ -199,6 +199,23 @@ TEST(PipelineTest, SampleBudgetEndsTheRunAtTheStepThatReachesIt) {
   EXPECT_EQ(evals.back()["version"], 3u);  // the final evaluation still runs
 }
 
+// compare reads every run at equal steps and at equal samples: with min_steps the run
+// goes on past its sample budget until it has trained that many steps.
+TEST(PipelineTest, MinStepsCarriesTheRunPastItsSampleBudget) {
+  const std::string out = fresh_dir("min-steps");
+  auto c = sim_config(strategy_kind::grpo, out);  // 32 samples a step
+  c.tracker.steps = 100;
+  c.tracker.sample_budget = 70;
+  c.tracker.min_steps = 5;
+  auto table = test::math_table(64, 16);
+  auto r = run_pipeline(c, table, sim_factories(c, table), {});
+  ASSERT_TRUE(r) << r.err().message;
+  EXPECT_EQ(r->version, 5u);  // the budget was spent at step 3
+  const auto lines = read_lines(out + "/metrics.jsonl");
+  ASSERT_EQ(lines.size(), 5u);
+  EXPECT_EQ(lines.back()["cumulative_samples"], 160u);
+}
+
 TEST(PipelineTest, StopRequestWritesACheckpointAndEndsEarly) {
   const std::string out = fresh_dir("stop");
   auto c = sim_config(strategy_kind::grpo, out);

@@ -6,6 +6,7 @@
 #include <caf/all.hpp>
 
 #include <map>
+#include <sstream>
 #include <set>
 
 #include "actors/tracker.hpp"
@@ -128,6 +129,55 @@ TEST(TrackerActorTest, OutOfOrderAndDuplicatedResultsKeepExactAccounting) {
   ASSERT_EQ(report.zero_reasons.size(), 1u);
   EXPECT_EQ(report.zero_reasons[0], "wrong_value");
   EXPECT_EQ(report.zero_counts[0], 6u);
+}
+
+// Zero rewards that mean a broken set-up (a reference the verifier cannot read) are
+// said on the terminal once they pass metrics.alarm_share, not only counted.
+TEST(TrackerActorTest, ABrokenSetupsZeroRewardsAreWarnedOfAtOnce) {
+  test::test_system_config cfg;
+  caf::actor_system sys{cfg};
+  caf::scoped_actor self{sys};
+  std::ostringstream warnings;
+  tracker_setup s;
+  s.core = grpo(3, 2);
+  s.prompts = test::math_table(16, 4);
+  s.log = stream_log(&warnings);
+  s.alarm.share = 0.05;
+  s.alarm.min_samples = 8;
+  auto tracker = spawn_tracker(sys, s);
+  auto sink = caf::actor_cast<caf::actor>(self);
+  self->send(tracker, start_atom::value, sys.spawn(recording_learner, sink), evaluator_actor{});
+  self->send(tracker, credit_atom::value, uint32_t{100}, sys.spawn(forwarding_generator, sink));
+  for (int step = 0; step < 2; ++step) {
+    std::vector<work_order> w;
+    self->receive([&](work_atom, std::vector<work_order>& x) { w = std::move(x); },
+                  caf::after(2000ms) >> [] {});
+    ASSERT_EQ(w.size(), 12u) << "step " << step;
+    std::vector<completion> batch;
+    for (const auto& o : w) {
+      batch.push_back(scored(o, 0.f));
+      // One in three is not a wrong answer but a reference the verifier cannot use.
+      if (o.index == 0) batch.back().reason = "bad_reference";
+    }
+    self->send(tracker, scored_atom::value, std::move(batch));
+    bool ready = false;
+    while (!ready)
+      self->receive([&](group_atom, train_group&) {}, [&](ready_atom, step_report&) { ready = true; },
+                    caf::after(2000ms) >> [&] { FAIL() << "no step report"; ready = true; });
+    self->send(tracker, version_atom::value, uint64_t(step + 1));  // the next step may start
+    if (step == 0) {
+      const auto text = warnings.str();
+      EXPECT_NE(text.find("3 of the 12 rewards so far (25.0%) are 0 with reason bad_reference"),
+                std::string::npos)
+          << text;
+      EXPECT_NE(text.find("metrics.alarm_share (5.0%)"), std::string::npos) << text;
+    }
+  }
+  // Still above after the second step: said once, not every step.
+  const auto text = warnings.str();
+  EXPECT_EQ(text.find("reason bad_reference"), text.rfind("reason bad_reference")) << text;
+  EXPECT_EQ(text.find("wrong_value"), std::string::npos) << "wrong answers are no alarm";
+  self->send_exit(tracker, caf::exit_reason::user_shutdown);
 }
 
 TEST(TrackerActorTest, UnansweredRequestIsReissuedAfterItsLease) {

@@ -159,6 +159,37 @@ TEST(EstStrategyTest, AdvantageUsesRawRewardPositivesUseThreshold) {
   EXPECT_NEAR(g.weight, 1.0 / std::sqrt(0.525001), 1e-6);
 }
 
+// The ablation switches (docs/results.md): each changes one factor of the group.
+TEST(EstStrategyTest, StdNormDividesByTheUnbiasedStdAndKeepsTheWeight) {
+  est_config c = config(/*budget=*/4, /*n_min=*/4, /*n_max=*/4);
+  c.std_norm = true;
+  est_strategy s(c, /*online=*/false);
+  const auto prompts = test::make_prompts(1);
+  decisions d;
+  s.start(prompts, d);
+  auto r = feed(s, 0, 0, {1, 0, 0, 0});
+  ASSERT_EQ(r.finished.size(), 1u);
+  const auto& g = r.finished[0];
+  // rbar 0.25, unbiased std sqrt(0.25) = 0.5 (+1e-6): 0.75 / 0.5 = 1.5, -0.25 / 0.5 = -0.5.
+  EXPECT_NEAR(g.advantages[0], 1.5, 1e-5);
+  EXPECT_NEAR(g.advantages[1], -0.5, 1e-5);
+  EXPECT_NEAR(g.weight, 1.999996, 1e-6);
+}
+
+TEST(EstStrategyTest, WithoutGradWeightTheAllocationStaysAndTheWeightIsOne) {
+  est_config c = config(/*budget=*/17);
+  c.grad_weight = false;
+  est_strategy s(c, /*online=*/false);
+  const auto prompts = prompts_with({0.01, 0.04, 0.25});
+  decisions d;
+  s.start(prompts, d);
+  EXPECT_EQ(s.plan(), (plan_t{10, 5, 2}));  // as with the weight
+  auto r = feed(s, 2, 0, {1, 0});
+  ASSERT_EQ(r.finished.size(), 1u);
+  EXPECT_FLOAT_EQ(r.finished[0].weight, 1.f);
+  EXPECT_EQ(r.finished[0].advantages, (std::vector<float>{0.5f, -0.5f}));
+}
+
 TEST(EstStrategyTest, SampleShareMovesTheWeightBetweenSamplingAndGradient) {
   const auto prompts = prompts_with({0.01, 0.25});
   const std::vector<float> rewards = {1, 0, 0, 0};  // rbar = 0.25

@@ -599,5 +599,90 @@ TEST(SeqStrategyTest, ArrivalOrderDoesNotChangeTheFinishedGroups) {
   }
 }
 
+// The informed Seq (ALGORITHM.md 4e): the tracker's belief caps rounds and skips visits.
+std::vector<prompt_entry> believed(std::vector<beta_posterior> beliefs, uint64_t key = ~0ull) {
+  std::vector<prompt_entry> out;
+  for (size_t i = 0; i < beliefs.size(); ++i) out.push_back({100 + i, beliefs[i], key});
+  return out;
+}
+
+TEST(SeqStrategyTest, InformedSkipsAHopelessVisitAndAsksForAReplacement) {
+  seq_config c = balance_config();
+  c.skip_below = 0.2;
+  c.explore = 0.1;
+  seq_strategy s(c);
+  // Prompt 0 is believed all-wrong (Beta(0.5, 60)); prompt 1 is unknown. A visit key of
+  // all ones draws u near 1 > explore: no exploration.
+  auto prompts = believed({{0.5, 60}, {1, 1}});
+  decisions d;
+  s.start(prompts, d);
+  ASSERT_EQ(d.requests.size(), 1u);
+  EXPECT_EQ(d.requests[0].slot, 1u);
+  ASSERT_EQ(d.finished.size(), 1u);
+  EXPECT_EQ(d.finished[0].exit, exit_kind::skipped);
+  EXPECT_EQ(d.finished[0].samples_used, 0u);
+  EXPECT_FALSE(d.finished[0].trainable());
+  EXPECT_EQ(d.prompts_wanted, 1u);
+  EXPECT_FALSE(s.done());
+  decisions e;
+  s.add_prompts(believed({{2, 2}}), e);
+  ASSERT_EQ(e.requests.size(), 1u);
+  EXPECT_EQ(e.requests[0].slot, 2u);
+  EXPECT_EQ(e.prompts_wanted, 0u);
+  // The replacement and prompt 1 both exit in their first round: the step is done.
+  auto r1 = feed(s, 1, 0, {1, 1, 0, 0, 0, 0, 0, 0});
+  auto r2 = feed(s, 2, 0, {1, 0, 1, 0, 0, 0, 0, 0});
+  EXPECT_TRUE(r2.step_done);
+  EXPECT_TRUE(s.done());
+}
+
+TEST(SeqStrategyTest, InformedExploresAShareOfHopelessVisits) {
+  seq_config c = balance_config();
+  c.skip_below = 0.2;
+  c.explore = 0.5;
+  seq_strategy s(c);
+  // Visit key 0 draws u = 0 < explore: the hopeless prompt is drawn anyway.
+  auto prompts = believed({{0.5, 60}}, /*key=*/0);
+  decisions d;
+  s.start(prompts, d);
+  ASSERT_EQ(d.requests.size(), 1u);
+  EXPECT_TRUE(d.finished.empty());
+}
+
+TEST(SeqStrategyTest, InformedStopsRoundsWhenTheRestWouldShowNoSignal) {
+  seq_config c = balance_config();  // M = 8, N = 4
+  c.min_signal_chance = 0.25;
+  seq_strategy s(c);
+  auto prompts = believed({{1, 1}});
+  decisions d;
+  s.start(prompts, d);
+  // 8 wrong: Beta(1, 9) gives 2 positives in the 24 draws left a chance of 0.52 (by
+  // hand: 1 - 9/33 - 24*9/(33*32)): a second round. 8 wrong again: Beta(1, 17) over 16
+  // draws, 1 - 17/33 - 16*17/(33*32) = 0.227 < 0.25: no third round (the paper's Seq
+  // would draw all 32).
+  auto r1 = feed(s, 0, 0, v(8, 0.f));
+  ASSERT_EQ(r1.requests.size(), 1u);
+  auto r2 = feed(s, 0, 8, v(8, 0.f));
+  EXPECT_TRUE(r2.requests.empty());
+  ASSERT_EQ(r2.finished.size(), 1u);
+  EXPECT_EQ(r2.finished[0].exit, exit_kind::fallback_missing_positives);
+  EXPECT_EQ(r2.finished[0].samples_used, 16u);
+  EXPECT_EQ(r2.finished[0].rounds, 2u);
+  EXPECT_TRUE(r2.step_done);
+}
+
+TEST(SeqStrategyTest, WithTheOptionsOffTheBeliefChangesNothing) {
+  seq_strategy s(balance_config());
+  auto prompts = believed({{0.5, 60}});
+  decisions d;
+  s.start(prompts, d);
+  ASSERT_EQ(d.requests.size(), 1u);
+  for (uint32_t r = 0; r < 4; ++r) {
+    auto x = feed(s, 0, r * 8, v(8, 0.f));
+    EXPECT_EQ(x.requests.size(), r < 3 ? 1u : 0u) << "round " << r;
+  }
+  EXPECT_TRUE(s.done());
+}
+
 }  // namespace
 }  // namespace adarl

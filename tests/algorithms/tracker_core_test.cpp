@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <array>
 #include <map>
 #include <set>
@@ -223,6 +224,75 @@ TEST(TrackerCoreTest, PassRatesPersistAcrossStepsAndRestore) {
     EXPECT_EQ(a[i].prompt_id, b[i].prompt_id);
     EXPECT_EQ(a[i].stream, b[i].stream);
   }
+}
+
+// The prior each prompt was drawn with, scored against its pool (ALGORITHM.md 4d): the
+// first step sees every prompt for the first time at the uniform prior 0.5, so every
+// sample costs (0.5 - y)^2 = 0.25; the second step's priors have learned.
+TEST(TrackerCoreTest, ThePriorOfEachDrawnPromptIsScoredAgainstItsPool) {
+  tracker_core t(grpo_config(10, 0, 0), 10);
+  std::vector<work_item> w;
+  t.next_work(1000, 0, 0, w);
+  tracker_output out;
+  for (const auto& x : w) t.on_result(answer(x, x.prompt_id < 5 ? 1.f : 0.f), 1, out);
+  const auto* s0 = t.summary(0);
+  ASSERT_NE(s0, nullptr);
+  EXPECT_EQ(s0->prior_fit.prompts, 10u);
+  EXPECT_EQ(s0->prior_fit_first_seen.prompts, 10u);
+  EXPECT_EQ(s0->prior_fit.samples, 40u);
+  EXPECT_DOUBLE_EQ(s0->prior_fit.mean_brier(), 0.25);
+  EXPECT_NEAR(s0->prior_fit.mean_log_loss(), std::log(2.0), 1e-12);
+  EXPECT_EQ(s0->reliability_samples[5], 40u);  // every prediction 0.5: bin [0.5, 0.6)
+  EXPECT_DOUBLE_EQ(s0->reliability_predicted[5], 20.0);
+  EXPECT_DOUBLE_EQ(s0->reliability_observed[5], 20.0);
+  t.retire_through(1);
+  w.clear();
+  t.next_work(1000, 1, 0, w);
+  ASSERT_EQ(w.size(), 40u);
+  for (const auto& x : w) t.on_result(answer(x, x.prompt_id < 5 ? 1.f : 0.f), 2, out);
+  const auto* s1 = t.summary(1);
+  ASSERT_NE(s1, nullptr);
+  EXPECT_EQ(s1->prior_fit_first_seen.prompts, 0u);  // the second epoch: all seen
+  EXPECT_LT(s1->prior_fit.mean_brier(), 0.25);       // the counts predict better
+}
+
+// tracker.estimator.kind learned: no step before the features; then the predictor's
+// prior, trained at each commit, and saved/restored with the pass rates.
+TEST(TrackerCoreTest, TheLearnedEstimatorWaitsForFeaturesAndIsSavedWithTheTable) {
+  auto c = grpo_config(10, 0, 0);
+  c.estimator = estimator_kind::learned;
+  tracker_core t(c, 10);
+  std::vector<work_item> w;
+  t.next_work(1000, 0, 0, w);
+  EXPECT_TRUE(w.empty());
+  EXPECT_TRUE(t.awaiting_features());
+  std::vector<std::vector<float>> f;
+  for (int i = 0; i < 10; ++i) f.push_back({i < 5 ? 1.f : -1.f, float(i % 3)});
+  EXPECT_FALSE(t.set_prompt_features({{1.f}, {1.f, 2.f}}));  // ragged: refused
+  ASSERT_TRUE(t.set_prompt_features(f));
+  t.next_work(1000, 0, 0, w);
+  ASSERT_EQ(w.size(), 40u);
+  tracker_output out;
+  for (const auto& x : w) t.on_result(answer(x, x.prompt_id < 5 ? 1.f : 0.f), 1, out);
+  // Committed: prompts 0-4 (feature +1) all right, 5-9 all wrong.
+  EXPECT_GT(t.predictor().predict(0), 0.5);
+  EXPECT_LT(t.predictor().predict(9), 0.5);
+  t.retire_through(1);
+  const auto saved = t.save(0);
+  EXPECT_EQ(saved.predictor.weights.size(), 3u);
+  EXPECT_EQ(saved.features, f);  // a resumed run predicts from the features it began with
+  tracker_core r(c, 10);
+  ASSERT_TRUE(r.restore(saved));
+  EXPECT_FALSE(r.awaiting_features());
+  EXPECT_DOUBLE_EQ(r.predictor().predict(0), t.predictor().predict(0));
+  auto again = r.set_prompt_features({{5.f, 5.f}, {5.f, 5.f}});  // later features: ignored
+  ASSERT_TRUE(again);
+  EXPECT_FALSE(*again);
+  EXPECT_DOUBLE_EQ(r.predictor().predict(0), t.predictor().predict(0));
+  // A save through an earlier step rewinds the fits of the later one.
+  tracker_core u(c, 10);
+  ASSERT_TRUE(u.set_prompt_features(f));
+  EXPECT_EQ(u.save(-1).predictor.weights, std::vector<double>(3, 0.0));
 }
 
 TEST(TrackerCoreTest, SaveWithOpenStepsRegeneratesThem) {

@@ -203,7 +203,7 @@ TEST(ReplayErrorsTest, ConfigErrorsNameFileLineAndKey) {
           ":3: strategy.rounds: unknown key");
   o.config_file = data("no_such.yaml");
   expect_bad_input(run(o, data("replay_small.jsonl")),
-                   o.config_file + ": cannot open the file");
+                   o.config_file + ": cannot open the file (No such file or directory)");
 }
 
 TEST(ReplayErrorsTest, OutputFileAppearsOnlyWhenTheRunSucceeds) {

@@ -60,6 +60,28 @@ TEST(RunSummaryTest, ARunWithoutStepsOrEvaluationsSaysSo) {
             "  spent        3.0 s in all\n  files        o: (none)");
 }
 
+TEST(RunSummaryTest, ABrokenSetUpReasonAboveItsShareIsNamedAndABelowOneIsNot) {
+  run_summary_input in;
+  in.out = "o";
+  in.alarm.share = 0.05;
+  // 100 samples per step: 30 bad_reference zeros in all (10%), 2 bad_tests (1%),
+  // 50 wrong answers (not a broken set-up).
+  for (int i = 0; i < 3; ++i)
+    in.steps.push_back({{"step", i},
+                        {"samples", 100},
+                        {"zero_reward_reasons",
+                         {{"bad_reference", 10}, {"wrong", 17}, {"bad_tests", i == 0 ? 2 : 0}}}});
+  const auto text = run_summary(in);
+  EXPECT_NE(text.find("\n  warning      30 of 300 rewards (10.0%) were 0 with reason "
+                      "bad_reference, above metrics.alarm_share 5.0%"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("bad_tests"), std::string::npos) << text;
+  EXPECT_EQ(text.find("wrong"), std::string::npos) << text;
+  in.alarm.share = 0.2;  // the same run under a looser threshold: no warning
+  EXPECT_EQ(run_summary(in).find("warning"), std::string::npos);
+}
+
 TEST(RunSummaryTest, DurationsReadNaturally) {
   EXPECT_EQ(duration_text(0.04), "0.0 s");
   EXPECT_EQ(duration_text(59.94), "59.9 s");

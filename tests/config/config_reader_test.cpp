@@ -117,7 +117,8 @@ TEST(ConfigReaderTest, ChildAndListCheckTheirShape) {
 TEST(ConfigReaderTest, LoadYamlFileNamesTheFile) {
   auto missing = load_yaml_file("/nonexistent/cfg.yaml");
   ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.err().message, "/nonexistent/cfg.yaml: cannot open the file");
+  EXPECT_EQ(missing.err().message,
+            "/nonexistent/cfg.yaml: cannot open the file (No such file or directory)");
   auto loaded = load_yaml_file(std::string(ADARL_TEST_DATA) + "/replay_seq_pos.yaml");
   ASSERT_TRUE(loaded.ok()) << loaded.err().message;
   EXPECT_EQ((*loaded)["strategy"]["round_size"].as<int>(), 4);

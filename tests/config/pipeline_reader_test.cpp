@@ -77,7 +77,8 @@ TEST(PipelineReaderTest, EveryShippedRunConfigLoadsWithTheStrategyItsNameSays) {
   for (const auto& entry : std::filesystem::directory_iterator(configs_dir)) {
     const auto path = entry.path();
     const auto stem = path.stem().string();
-    if (path.extension() != ".yaml" || stem == "sft" || stem == "simulate" || stem == "compare")
+    if (path.extension() != ".yaml" || stem == "sft" || stem == "simulate" || stem == "compare" ||
+        stem.rfind("compare-", 0) == 0 || stem == "ablation")
       continue;  // other commands' documents (compare_test.cpp reads compare.yaml)
     const bool hf = stem == "hf-tiny";
     auto c = load_pipeline_config(path.string(),
@@ -87,7 +88,8 @@ TEST(PipelineReaderTest, EveryShippedRunConfigLoadsWithTheStrategyItsNameSays) {
     ++loaded;
     EXPECT_EQ(c->policy.kind == policy_kind::hf, hf) << stem;
     EXPECT_EQ(c->name, stem);
-    EXPECT_EQ(c->out, "runs/" + stem);
+    // The first command of the README runs again and again: a new directory per run.
+    EXPECT_EQ(c->out, stem == "quickstart" ? "runs/quickstart/{time}" : "runs/" + stem);
     const auto it = expected.find(stem);
     ASSERT_NE(it, expected.end()) << path << ": add its expected strategy to this test";
     EXPECT_EQ(c->tracker.strategy.kind, it->second.kind) << stem;
@@ -474,6 +476,37 @@ TEST(PipelineReaderTest, ReplicatedLearnerKeysAreReadAndChecked) {
             std::string::npos);
   EXPECT_NE(error_of(configs_dir + "/sim-smoke.yaml", {"learner.replicas=2"})
                 .find("learner.replicas: expected 1 with model.kind simulated"),
+            std::string::npos);
+}
+
+// yaml-cpp keeps the first of two equal keys and drops the second without a word.
+TEST(PipelineReaderTest, ARepeatedKeyIsRefusedWithBothLines) {
+  const auto file = write_file("dup.yaml", "seed: 1\ntracker:\n  steps: 5\n  max_lag: 1\n"
+                                           "  steps: 50\n");
+  EXPECT_EQ(error_of(file, {}), file + ":5: duplicate key \"steps\" (first at line 3): a "
+                                       "repeated key would be ignored; keep one");
+  const auto top = write_file("dup-top.yaml", "seed: 1\nname: a\nseed: 2\n");
+  EXPECT_NE(error_of(top, {}).find(top + ":3: duplicate key \"seed\" (first at line 1)"),
+            std::string::npos);
+}
+
+TEST(PipelineReaderTest, ADirectoryAsTheConfigIsNamed) {
+  EXPECT_EQ(error_of(testing::TempDir(), {}),
+            testing::TempDir() + ": is a directory; expected a YAML file");
+}
+
+TEST(PipelineReaderTest, StringValuesAreBoundedAndNotEchoedWhole) {
+  const std::string huge(100000, 'x');
+  const auto long_name = error_of(quickstart, {"name=" + std::string(1000, 'x')});
+  EXPECT_NE(long_name.find("name: expected a run name of 1 to 128 characters"), std::string::npos)
+      << long_name.substr(0, 300);
+  EXPECT_LT(long_name.size(), 1000u);  // the value is not echoed whole
+  const auto long_path = error_of(quickstart, {"tasks.dataset=" + huge});
+  EXPECT_NE(long_path.find("tasks.dataset: expected at most 4096 characters, got 100000"),
+            std::string::npos)
+      << long_path.substr(0, 300);
+  EXPECT_LT(long_path.size(), 1000u);
+  EXPECT_NE(error_of(quickstart, {"name=a\tb"}).find("without control characters"),
             std::string::npos);
 }
 

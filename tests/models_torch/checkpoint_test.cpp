@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 
@@ -130,6 +132,38 @@ TEST(CheckpointTest, TruncatedOrCorruptFilesAreErrorsAndModelUnchanged) {
   ASSERT_FALSE(bad_meta.ok());
   EXPECT_NE(bad_meta.err().message.find("meta.json"), std::string::npos);
   EXPECT_FALSE(load_checkpoint((dir / "missing").string(), b, nullptr).ok());
+  fs::remove_all(dir);
+}
+
+// A disk that fills up (here: a file size limit, EFBIG once SIGXFSZ is ignored) while a
+// checkpoint is written: the error names the file and the reason, the checkpoint already
+// there is untouched and no half-written DIR.tmp stays.
+TEST(CheckpointTest, AFailedWriteKeepsTheOldCheckpointAndLeavesNoTemporary) {
+  const auto dir = fresh_dir("full");
+  torch::manual_seed(3);
+  transformer a(small());
+  policy_optimizer opt(a, {});
+  train_one_step(a, opt);
+  ASSERT_TRUE(save_checkpoint(dir.string(), a, &opt, {1, small(), "abcdef"}).ok());
+  const auto before = bytes_of(dir / "model.bin");
+  train_one_step(a, opt);
+  std::signal(SIGXFSZ, SIG_IGN);
+  rlimit saved{};
+  getrlimit(RLIMIT_FSIZE, &saved);
+  rlimit lower = saved;
+  lower.rlim_cur = before.size() / 2;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &lower), 0);
+  auto r = save_checkpoint(dir.string(), a, &opt, {2, small(), "abcdef"});
+  setrlimit(RLIMIT_FSIZE, &saved);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.err().message.find(dir.string() + ".tmp/model.bin"), std::string::npos)
+      << r.err().message;
+  EXPECT_NE(r.err().message.find("File too large"), std::string::npos) << r.err().message;
+  EXPECT_FALSE(fs::exists(dir.string() + ".tmp"));
+  EXPECT_EQ(bytes_of(dir / "model.bin"), before);
+  auto meta = read_checkpoint_meta(dir.string());
+  ASSERT_TRUE(meta.ok()) << meta.err().message;
+  EXPECT_EQ(meta->step, 1);
   fs::remove_all(dir);
 }
 

@@ -6,6 +6,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <future>
 #include <mutex>
@@ -249,6 +251,58 @@ TEST(ReplicatedLearnerTest, BadStoreAddressesAndMissingRanksAreRefused) {
   // A rank outside [1, K) is refused before it connects.
   EXPECT_NE(serve_learner_replica(tiny(2, 2, 1), nullptr).err().message.find("must be in [1, 2)"),
             std::string::npos);
+}
+
+TEST(ReplicatedLearnerTest, RankZeroSaysWhomItWaitsForAndAStopEndsTheWaitAtOnce) {
+  auto alone = tiny(2, 0, free_port());
+  alone.replicas.join_timeout = 60;
+  std::atomic<bool> stop{false};
+  std::mutex mu;
+  std::vector<replica_wait> heard;
+  replica_join_watch watch;
+  watch.stop = &stop;
+  watch.on_wait = [&](const replica_wait& w) {
+    std::lock_guard<std::mutex> lock(mu);
+    heard.push_back(w);
+  };
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    stop = true;  // SIGTERM while it waits
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  auto z = make_torch_learner(alone, watch);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  stopper.join();
+  ASSERT_FALSE(z.ok());
+  EXPECT_NE(z.err().message.find("stopped while waiting for learner rank 1 to join the store at " +
+                                 alone.replicas.store),
+            std::string::npos) << z.err().message;
+  EXPECT_LT(took, 5.0) << "the stop did not end the wait (learner.join_timeout is 60 s)";
+  std::lock_guard<std::mutex> lock(mu);
+  ASSERT_FALSE(heard.empty()) << "rank 0 waited without saying for whom";
+  EXPECT_EQ(heard[0].missing, std::vector<uint32_t>{1});
+  EXPECT_EQ(heard[0].store, alone.replicas.store);
+  EXPECT_EQ(heard[0].timeout, 60);
+  EXPECT_LT(heard[0].waited, 0.5);
+}
+
+TEST(ReplicatedLearnerTest, ARankWaitingForRankZerosStoreStopsWhenAsked) {
+  auto lonely = tiny(2, 1, free_port());  // nobody hosts the store
+  lonely.replicas.join_timeout = 60;
+  std::atomic<bool> stop{false};
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    stop = true;
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = serve_learner_replica(lonely, &stop);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  stopper.join();
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.err().message.find("stopped while connecting to rank 0's store at " +
+                                 lonely.replicas.store),
+            std::string::npos) << r.err().message;
+  EXPECT_LT(took, 5.0);  // an attempt to connect takes about 2 s
 }
 
 TEST(ReplicatedLearnerTest, ARankThatStopsTakingPartIsNamed) {

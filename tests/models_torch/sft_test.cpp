@@ -65,5 +65,29 @@ TEST(SftTest, TrainingReducesLossAndTeachesGreedyAnswers) {
   EXPECT_GE(right, 20) << "greedy answers right: " << right << " of 25, loss " << after;
 }
 
+TEST(SftTest, AStopEndsTrainingBeforeTheNextStep) {
+  torch::manual_seed(1);
+  auto tok = *tokenizer::from_charset("0123456789+=");
+  model_config c;
+  c.vocab_size = tok.size();
+  c.d_model = 16;
+  c.n_layers = 1;
+  c.n_heads = 2;
+  c.d_ff = 32;
+  c.max_len = 16;
+  transformer m(c);
+  policy_optimizer opt(m, optimizer_config{});
+  sft_config sc;
+  sc.steps = 100000;  // far more than the test may take
+  sc.batch_size = 4;
+  sc.log_every = 1;
+  std::atomic<bool> stop{false};
+  auto losses = run_sft(m, opt, addition_examples(tok), sc,
+                        [&](const sft_progress& p) { if (p.step == 3) stop = true; }, &stop);
+  EXPECT_EQ(losses.size(), 3u);
+  // Already set: no step at all.
+  EXPECT_TRUE(run_sft(m, opt, addition_examples(tok), sc, {}, &stop).empty());
+}
+
 }  // namespace
 }  // namespace adarl

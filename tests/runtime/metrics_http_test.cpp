@@ -1,10 +1,21 @@
 // metrics_http: the endpoint binds before the run (a bad or busy address is an error),
-// serves the figures the observer calls bring, and stops.
+// serves the figures the observer calls bring, and stops; a slow client (slow-loris:
+// one header byte every half second) neither holds up a scrape nor the stop, and is
+// cut at the request deadline however it paces its bytes.
 #include "runtime/metrics_http.hpp"
+
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <httplib.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -16,6 +27,67 @@ int port_of(const std::string& url) {
   const auto colon = url.rfind(':');
   return std::stoi(url.substr(colon + 1, url.find('/', colon) - colon - 1));
 }
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point t) {
+  return std::chrono::duration<double>(clock_type::now() - t).count();
+}
+
+/// A slow-loris client: sends a request line, then one byte of a header every `pace`
+/// for at most `for_at_most`, never ending the headers; notes when the server hung up.
+class slow_client {
+ public:
+  slow_client(int port, std::chrono::milliseconds pace, std::chrono::seconds for_at_most) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(uint16_t(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+    const std::string head = "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: ";
+    if (connected_) ::send(fd_, head.data(), head.size(), MSG_NOSIGNAL);
+    started_ = clock_type::now();
+    thread_ = std::thread([this, pace, for_at_most] { trickle(pace, for_at_most); });
+  }
+  ~slow_client() {
+    quit_ = true;
+    thread_.join();
+    ::close(fd_);
+  }
+  bool connected() const { return connected_; }
+  /// Seconds from the connection to the server's hang-up; < 0 while it is open.
+  double closed_after() const { return closed_after_.load(); }
+  /// Waits up to `limit` for the hang-up; closed_after().
+  double wait_closed(std::chrono::seconds limit) const {
+    const auto end = clock_type::now() + limit;
+    while (closed_after() < 0 && clock_type::now() < end)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return closed_after();
+  }
+
+ private:
+  void trickle(std::chrono::milliseconds pace, std::chrono::seconds for_at_most) {
+    const auto end = started_ + for_at_most;
+    while (!quit_ && clock_type::now() < end) {
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, int(pace.count())) > 0) {  // an answer or the hang-up
+        char b[256];
+        if (::recv(fd_, b, sizeof b, 0) <= 0) break;
+        continue;
+      }
+      if (::send(fd_, "a", 1, MSG_NOSIGNAL) != 1) break;
+    }
+    if (!quit_ && clock_type::now() < end) closed_after_ = seconds_since(started_);
+  }
+
+  int fd_ = -1;
+  bool connected_ = false;
+  clock_type::time_point started_;
+  std::atomic<bool> quit_{false};
+  std::atomic<double> closed_after_{-1};
+  std::thread thread_;
+};
 
 run_figures named(const std::string& run) {
   run_figures f;
@@ -99,6 +171,92 @@ TEST(MetricsHttpTest, StopEndsServingAndFreesThePort) {
   EXPECT_FALSE(client.Get("/metrics"));
   auto again = metrics_endpoint::start("127.0.0.1:" + std::to_string(port), named("s2"));
   EXPECT_TRUE(again) << again.err().message;
+}
+
+TEST(MetricsHttpTest, ASlowClientDoesNotHoldUpAScrape) {
+  auto e = metrics_endpoint::start("127.0.0.1:0", named("slow"));
+  ASSERT_TRUE(e) << e.err().message;
+  const int port = port_of((*e)->url());
+  slow_client loris(port, std::chrono::milliseconds(500), std::chrono::seconds(20));
+  ASSERT_TRUE(loris.connected());
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // it holds a thread now
+  httplib::Client client("127.0.0.1", port);
+  client.set_connection_timeout(2);
+  client.set_read_timeout(2);
+  const auto t0 = clock_type::now();
+  auto r = client.Get("/metrics");
+  const double took = seconds_since(t0);
+  ASSERT_TRUE(r) << "no answer within 2 s while a slow client is connected: "
+                 << httplib::to_string(r.error());
+  EXPECT_EQ(r->status, 200);
+  EXPECT_NE(r->body.find("adarl_steps_planned{run=\"slow\"} 10\n"), std::string::npos);
+  EXPECT_LT(took, 1.0);
+  EXPECT_LT(loris.closed_after(), 0) << "the slow client was cut before the deadline";
+}
+
+TEST(MetricsHttpTest, ASlowClientIsCutAtTheRequestDeadlineHoweverItPacesItsBytes) {
+  auto e = metrics_endpoint::start("127.0.0.1:0", named("cut"));
+  ASSERT_TRUE(e) << e.err().message;
+  const double deadline = http_limits{}.request_seconds;
+  slow_client loris(port_of((*e)->url()), std::chrono::milliseconds(500),
+                    std::chrono::seconds(20));
+  ASSERT_TRUE(loris.connected());
+  // A byte every half second would reset a per-read timeout forever; the deadline holds.
+  const double cut = loris.wait_closed(std::chrono::seconds(int(deadline) + 5));
+  ASSERT_GE(cut, 0) << "not cut within " << deadline + 5 << " s (the client would trickle for 20 s)";
+  EXPECT_GE(cut, deadline - 0.5) << "cut before its deadline";
+  EXPECT_LT(cut, deadline + 2.0) << "not cut within its deadline + 2 s";
+}
+
+TEST(MetricsHttpTest, StopReturnsPromptlyWhileASlowClientIsConnected) {
+  auto e = metrics_endpoint::start("127.0.0.1:0", named("stop"));
+  ASSERT_TRUE(e) << e.err().message;
+  slow_client loris(port_of((*e)->url()), std::chrono::milliseconds(500),
+                    std::chrono::seconds(20));
+  ASSERT_TRUE(loris.connected());
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const auto t0 = clock_type::now();
+  (*e)->stop();
+  const double took = seconds_since(t0);
+  // Well before the request deadline (3 s) and the client's 20 s of trickling.
+  EXPECT_LT(took, 1.5);
+  EXPECT_GE(loris.wait_closed(std::chrono::seconds(2)), 0) << "the slow client still open";
+}
+
+TEST(MetricsHttpTest, WithEveryThreadHeldByASlowClientAScrapeIsAnsweredAfterTheDeadline) {
+  http_limits limits;
+  limits.threads = 2;
+  limits.request_seconds = 1;
+  auto e = metrics_endpoint::start("127.0.0.1:0", named("full"), limits);
+  ASSERT_TRUE(e) << e.err().message;
+  const int port = port_of((*e)->url());
+  slow_client a(port, std::chrono::milliseconds(200), std::chrono::seconds(20));
+  slow_client b(port, std::chrono::milliseconds(200), std::chrono::seconds(20));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  httplib::Client client("127.0.0.1", port);
+  client.set_read_timeout(5);
+  const auto t0 = clock_type::now();
+  auto r = client.Get("/metrics");
+  const double took = seconds_since(t0);
+  ASSERT_TRUE(r) << httplib::to_string(r.error());
+  EXPECT_EQ(r->status, 200);
+  // It waited for a thread: the slow clients' deadline (1 s from their start) freed one.
+  EXPECT_GT(took, 0.5);
+  EXPECT_LT(took, 3.0);
+  EXPECT_GE(a.wait_closed(std::chrono::seconds(2)), 0);
+  EXPECT_GE(b.wait_closed(std::chrono::seconds(2)), 0);
+}
+
+TEST(MetricsHttpTest, ARequestLargerThanTheByteLimitIsDropped) {
+  http_limits limits;
+  limits.request_bytes = 4096;
+  auto e = metrics_endpoint::start("127.0.0.1:0", named("big"), limits);
+  ASSERT_TRUE(e) << e.err().message;
+  slow_client probe(port_of((*e)->url()), std::chrono::milliseconds(0),
+                    std::chrono::seconds(20));  // header bytes as fast as it can, no end
+  const double cut = probe.wait_closed(std::chrono::seconds(10));
+  EXPECT_GE(cut, 0) << "a request of unbounded size was kept reading";
+  EXPECT_LT(cut, limits.request_seconds) << "cut by the deadline, not by the byte limit";
 }
 
 }  // namespace

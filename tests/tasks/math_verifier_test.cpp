@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace adarl {
@@ -108,15 +110,61 @@ const std::vector<verify_case>& table() {
   return cases;
 }
 
-TEST(MathVerifierTest, ScoresEveryTableCase) {
+// The verifier before GiNaC, kept as math_mode::exact_rational.
+TEST(MathVerifierTest, ExactRationalModeScoresEveryTableCase) {
   ASSERT_GE(table().size(), 50u);
-  const math_verifier v;
+  const math_verifier v(math_verifier_config::exact_rational_only());
   for (const verify_case& c : table()) {
     SCOPED_TRACE("completion \"" + c.completion + "\" answer \"" + c.answer + "\"");
     const verdict got = v.verify(item_with(c.answer), c.completion);
     EXPECT_EQ(got.reward, c.reward);
     EXPECT_EQ(got.reason, c.reason);
   }
+}
+
+// The default (symbolic) mode gives the same verdict on every table case but these,
+// where it reads more: braces, units, big and long exact numbers, lists, text answers.
+TEST(MathVerifierTest, SymbolicModeDiffersFromExactRationalOnlyWhereItReadsMore) {
+  const std::map<std::pair<std::string, std::string>, verify_case> changed = {
+      {{"\\boxed{{12}}", "12"}, {"", "", 1, ""}},
+      {{"\\boxed{x + 1}", "1"}, {"", "", 0, "wrong_value"}},
+      {{"#### 42 apples", "42"}, {"", "", 1, ""}},
+      {{"answer 99999999999999999999999", "1"}, {"", "", 0, "wrong_value"}},
+      {{"#### 0.7500000000000000000000000000001", "3/4"}, {"", "", 0, "wrong_value"}},
+      {{"#### 1,23", "123"}, {"", "", 0, "wrong_value"}},
+      {{"#### 1,2345", "12345"}, {"", "", 0, "wrong_value"}},
+      {{"#### 1234,567", "1234567"}, {"", "", 0, "wrong_value"}},
+      {{"#### 18446744073709551616", "0"}, {"", "", 0, "wrong_value"}},
+      {{"#### 42", "forty-two"}, {"", "", 0, "wrong_value"}},
+  };
+  const math_verifier exact(math_verifier_config::exact_rational_only());
+  const math_verifier symbolic;
+  size_t differing = 0;
+  for (const verify_case& c : table()) {
+    SCOPED_TRACE("completion \"" + c.completion + "\" answer \"" + c.answer + "\"");
+    const verdict old = exact.verify(item_with(c.answer), c.completion);
+    const verdict now = symbolic.verify(item_with(c.answer), c.completion);
+    const auto it = changed.find({c.completion, c.answer});
+    if (it == changed.end()) {
+      EXPECT_EQ(now.reward, old.reward);
+      EXPECT_EQ(now.reason, old.reason);
+    } else {
+      EXPECT_EQ(now.reward, it->second.reward);
+      EXPECT_EQ(now.reason, it->second.reason);
+      differing += now.reward != old.reward || now.reason != old.reason;
+    }
+  }
+  EXPECT_EQ(differing, changed.size());
+}
+
+TEST(MathVerifierTest, ExactRationalModeRejectsWhatOnlySymbolicReads) {
+  const math_verifier exact(math_verifier_config::exact_rational_only());
+  EXPECT_EQ(exact.verify(item_with("3\\sqrt{13}"), "\\boxed{\\sqrt{117}}").reason,
+            "bad_reference");
+  EXPECT_EQ(exact.verify(item_with("5"), "\\boxed{x = 5}").reason, "unparsable");
+  EXPECT_EQ(math_verifier{}.verify(item_with("5"), "\\boxed{x = 5}").reward, 1.f);
+  EXPECT_NE(exact.check_reference(item_with("\\frac{\\pi}{2}")), "");
+  EXPECT_EQ(exact.check_reference(item_with("-7/3")), "");
 }
 
 TEST(MathVerifierTest, NameIsMath) {

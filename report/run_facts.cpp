@@ -1,0 +1,372 @@
+#include "report/run_facts.hpp"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "algorithms/convergence.hpp"
+#include "report/paired_stats.hpp"
+
+namespace adarl {
+
+namespace {
+
+using json = nlohmann::json;
+using opt = std::optional<double>;
+
+constexpr size_t rate_bins = 10;  ///< Bins of samples_by_pass_rate (step_summary).
+constexpr const char* exit_keys[] = {"pos",
+                                     "balance",
+                                     "fallback_missing_positives",
+                                     "fallback_missing_negatives",
+                                     "uniform",
+                                     "allocated",
+                                     "dropped",
+                                     "skipped"};
+
+double num(const json& j, const char* key, double fallback = 0) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+opt maybe(const json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? opt(it->get<double>()) : std::nullopt;
+}
+
+json to_json(opt v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+double share(double part, double whole) {
+  return whole > 0 ? part / whole : 0.0;
+}
+
+/// A step's rounds histogram read as samples: prompts using r rounds drew r rounds of
+/// samples each (samples / rounds drawn per round), and the prompts that never exited
+/// drew the most rounds of the step; exit_samples, where the line has it, gives their
+/// samples exactly.
+struct round_use {
+  std::vector<double> prompts;  ///< prompts[r] = prompts that used r rounds.
+  double units = 0;             ///< Rounds drawn, all prompts.
+  double samples = 0;           ///< The step's samples, when it has rounds.
+  double never_prompts = 0, never_samples = 0, round1_samples = 0;
+};
+
+round_use rounds_of(const json& line) {
+  round_use u;
+  if (const auto r = line.find("rounds"); r != line.end() && r->is_array())
+    for (const auto& v : *r) u.prompts.push_back(v.is_number() ? v.get<double>() : 0.0);
+  double most = 0;
+  for (size_t r = 0; r < u.prompts.size(); ++r) {
+    u.units += double(r) * u.prompts[r];
+    if (u.prompts[r] > 0) most = double(r);
+  }
+  if (u.units <= 0) return u;
+  u.samples = num(line, "samples");
+  const double per_round = u.samples / u.units;
+  const char* never[] = {"fallback_missing_positives", "fallback_missing_negatives"};
+  if (const auto e = line.find("exits"); e != line.end() && e->is_object())
+    u.never_prompts = num(*e, never[0]) + num(*e, never[1]);
+  u.never_samples = u.never_prompts * most * per_round;
+  if (const auto e = line.find("exit_samples"); e != line.end() && e->is_object())
+    u.never_samples = num(*e, never[0]) + num(*e, never[1]);
+  u.round1_samples = u.prompts.size() > 1 ? u.prompts[1] * per_round : 0.0;
+  return u;
+}
+
+/// Sums over the steps.
+struct run_sums {
+  std::vector<double> rounds;
+  std::map<std::string, double> exits;
+  double units = 0, round_samples = 0, never_prompts = 0, never_samples = 0,
+         round1_samples = 0;
+  std::array<double, rate_bins> bin_prompts{}, bin_samples{};
+  std::map<std::string, double> zero;
+  bool zero_recorded = false;
+  double samples = 0, prompts = 0, time_step = 0;
+  size_t timed_steps = 0;
+};
+
+void add_bins(const json& line, run_sums& s) {
+  const auto b = line.find("samples_by_pass_rate");
+  if (b == line.end() || !b->is_object()) return;
+  const json& p = b->value("prompts", json::array());
+  const json& n = b->value("samples", json::array());
+  for (size_t i = 0;
+       p.is_array() && n.is_array() && i < p.size() && i < n.size() && i < rate_bins;
+       ++i) {
+    s.bin_prompts[i] += p[i].is_number() ? p[i].get<double>() : 0.0;
+    s.bin_samples[i] += n[i].is_number() ? n[i].get<double>() : 0.0;
+  }
+}
+
+void add_counts(const json& line, run_sums& s) {
+  if (const auto e = line.find("exits"); e != line.end() && e->is_object())
+    for (const char* k : exit_keys) s.exits[k] += num(*e, k);
+  if (const auto z = line.find("zero_reward_reasons");
+      z != line.end() && z->is_object()) {
+    s.zero_recorded = true;
+    for (const auto& [reason, count] : z->items())
+      if (count.is_number()) s.zero[reason] += count.get<double>();
+  }
+  add_bins(line, s);
+  s.samples += num(line, "samples");
+  s.prompts += num(line, "prompts");
+  if (const opt t = maybe(line, "time_step")) {
+    s.time_step += *t;
+    ++s.timed_steps;
+  }
+}
+
+json step_row(const json& l, run_sums& s) {
+  const round_use u = rounds_of(l);
+  if (s.rounds.size() < u.prompts.size()) s.rounds.resize(u.prompts.size(), 0.0);
+  double counted = 0;
+  for (size_t r = 0; r < u.prompts.size(); ++r) {
+    s.rounds[r] += u.prompts[r];
+    counted += u.prompts[r];
+  }
+  s.units += u.units;
+  s.round_samples += u.samples;
+  s.never_prompts += u.never_prompts;
+  s.never_samples += u.never_samples;
+  s.round1_samples += u.round1_samples;
+  add_counts(l, s);
+  const bool seq = u.units > 0;
+  json row = {{"step", num(l, "policy_version", num(l, "step"))}};
+  for (const char* k : {"samples", "prompts", "cumulative_samples", "cumulative_tokens",
+                        "elapsed", "real_reward", "zero_gradient_fraction",
+                        "samples_per_prompt_mean", "samples_per_prompt_max"})
+    row[k] = num(l, k);
+  for (const char* k : {"time_step", "time_generation", "time_train", "prior_brier"})
+    row[k] = to_json(maybe(l, k));
+  row["rounds_mean"] = seq ? json(u.units / counted) : json(nullptr);
+  row["never_exited_share"] =
+      seq ? json(share(u.never_samples, u.samples)) : json(nullptr);
+  row["round1_share"] = seq ? json(share(u.round1_samples, u.samples)) : json(nullptr);
+  return row;
+}
+
+/// The decisions of the whole run: exits, rounds, pass-rate bins, zero rewards.
+void add_sums(const run_sums& s, json& out) {
+  json exits = json::object();
+  for (const char* k : exit_keys) exits[k] = s.exits.count(k) ? s.exits.at(k) : 0.0;
+  out["exits"] = exits;
+  out["rounds"] = s.rounds;
+  json by_rounds = json::array();
+  for (size_t r = 0; r < s.rounds.size(); ++r)
+    by_rounds.push_back(share(double(r) * s.rounds[r], s.units));
+  out["rounds_samples"] = by_rounds;
+  out["never_exited"] = {{"prompts", s.never_prompts},
+                         {"samples_share", share(s.never_samples, s.round_samples)}};
+  out["round1"] = {{"prompts", s.rounds.size() > 1 ? s.rounds[1] : 0.0},
+                   {"samples_share", share(s.round1_samples, s.round_samples)}};
+  out["pass_rate_bins"] = {{"prompts", s.bin_prompts}, {"samples", s.bin_samples}};
+  double total = 0;
+  std::vector<std::pair<std::string, double>> reasons(s.zero.begin(), s.zero.end());
+  for (const auto& r : reasons) total += r.second;
+  std::stable_sort(reasons.begin(), reasons.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  json list = json::array();
+  for (const auto& [reason, count] : reasons)
+    list.push_back(
+        {{"reason", reason}, {"count", count}, {"share", share(count, total)}});
+  out["zero_rewards"] = {{"recorded", s.zero_recorded},
+                         {"total", total},
+                         {"samples_share", share(total, s.samples)},
+                         {"reasons", std::move(list)}};
+}
+
+/// Means over the first and the last tenth of the steps.
+json tenths(const json& rows) {
+  if (rows.empty()) return nullptr;
+  const size_t n = rows.size(), w = std::max<size_t>(1, n / 10);
+  const auto mean = [&](size_t from, const char* key) {
+    double sum = 0;
+    for (size_t i = from; i < from + w; ++i) sum += rows.at(i).at(key).get<double>();
+    return sum / double(w);
+  };
+  return {{"steps", w},
+          {"reward_first", mean(0, "real_reward")},
+          {"reward_last", mean(n - w, "real_reward")},
+          {"zero_grad_first", mean(0, "zero_gradient_fraction")},
+          {"zero_grad_last", mean(n - w, "zero_gradient_fraction")}};
+}
+
+/// The metric the page shows: the one asked for, else the one the evaluations have.
+json pick_metric(const std::vector<json>& evals, const std::string& wanted) {
+  const std::string other = wanted == "greedy" ? "sampled" : "greedy";
+  for (const auto& m : {wanted, other})
+    for (const auto& e : evals)
+      if (maybe(e, m.c_str())) return m;
+  return nullptr;
+}
+
+std::vector<std::optional<double>> prompt_values(const json& e,
+                                                 const std::string& metric) {
+  std::vector<std::optional<double>> v;
+  const auto it = e.find("prompt_" + metric);
+  if (it == e.end() || !it->is_array()) return v;
+  for (const auto& x : *it)
+    v.push_back(x.is_number() ? opt(x.get<double>()) : std::nullopt);
+  return v;
+}
+
+json at(const json& e) {
+  return {{"version", e.at("version")}, {"accuracy", e.at("accuracy")}};
+}
+
+/// First, last and best evaluation, and the change with its paired interval; `raw`
+/// are the evaluations the rows came from, in the same order.
+json heldout_change(const json& rows, const std::vector<json>& raw,
+                    const std::string& metric) {
+  if (rows.empty()) return nullptr;
+  const json* best = &rows.front();
+  for (const auto& e : rows)
+    if (e.at("accuracy").get<double>() > (*best).at("accuracy").get<double>()) best = &e;
+  const json& first = rows.front();
+  const json& last = rows.back();
+  json h = {
+      {"first", at(first)},
+      {"last", at(last)},
+      {"best", at(*best)},
+      {"change", last.at("accuracy").get<double>() - first.at("accuracy").get<double>()},
+      {"low", nullptr},
+      {"high", nullptr},
+      {"prompts", nullptr}};
+  const auto a = prompt_values(raw.back(), metric),
+             b = prompt_values(raw.front(), metric);
+  if (rows.size() < 2 || a.size() != b.size() || a.size() < 2) return h;
+  const paired_summary p = paired_differences(a, b);
+  h["low"] = to_json(p.low);
+  h["high"] = to_json(p.high);
+  h["prompts"] = p.n;
+  return h;
+}
+
+/// Where a run stood after v steps (version v): cumulative samples and elapsed seconds.
+using standing = std::map<double, std::pair<double, double>>;
+
+json eval_rows(const std::vector<json>& evals, const std::string& metric,
+               const standing& at_version) {
+  const std::string other = metric == "greedy" ? "sampled" : "greedy";
+  json rows = json::array();
+  for (const auto& e : evals) {
+    const opt acc = maybe(e, metric.c_str());
+    const double v = num(e, "version");
+    const auto it = at_version.find(v);
+    rows.push_back(
+        {{"version", v},
+         {"accuracy", acc.value_or(0.0)},
+         {"other", to_json(maybe(e, other.c_str()))},
+         {"prompts", to_json(maybe(e, "prompts"))},
+         {"cumulative_samples", it == at_version.end() ? json() : json(it->second.first)},
+         {"elapsed", it == at_version.end() ? json() : json(it->second.second)}});
+  }
+  return rows;
+}
+
+json reach_at(const json& row, const char* step_key) {
+  return {{"reached", true},
+          {"step", row.at(step_key)},
+          {"samples", row.at("cumulative_samples")},
+          {"seconds", row.at("elapsed")}};
+}
+
+/// The first evaluation at the held-out target, the first step whose trailing mean
+/// reward is at the reward target.
+json reach(const json& out, const run_report_options& o) {
+  json r = {{"heldout", nullptr}, {"real_reward", nullptr}};
+  if (o.target_heldout >= 0) {
+    r["heldout"] = json::object({{"reached", false}});
+    for (const auto& e : out.at("evals"))
+      if (e.at("accuracy").get<double>() >= o.target_heldout) {
+        r["heldout"] = reach_at(e, "version");
+        break;
+      }
+  }
+  if (o.target_reward >= 0) {
+    std::vector<double> y;
+    for (const auto& s : out.at("steps")) y.push_back(s.at("real_reward").get<double>());
+    const auto m = moving_average(y, o.smooth);
+    r["real_reward"] = json::object({{"reached", false}});
+    for (size_t i = 0; i < m.size(); ++i)
+      if (m[i] >= o.target_reward) {
+        r.at("real_reward") = reach_at(out.at("steps").at(i), "step");
+        break;
+      }
+  }
+  return r;
+}
+
+json totals(const json& rows, const run_sums& s) {
+  const double n = double(rows.size());
+  const json& last = rows.empty() ? json::object() : rows.back();
+  return {{"steps", rows.size()},
+          {"samples", last.value("cumulative_samples", 0.0)},
+          {"tokens", last.value("cumulative_tokens", 0.0)},
+          {"seconds", last.value("elapsed", 0.0)},
+          {"prompts", s.prompts},
+          {"samples_per_step", n > 0 ? json(s.samples / n) : json(nullptr)},
+          {"seconds_per_step",
+           s.timed_steps ? json(s.time_step / double(s.timed_steps)) : json(nullptr)}};
+}
+
+}  // namespace
+
+json run_facts(const std::vector<json>& steps, std::vector<json> evals,
+               const run_report_options& o) {
+  std::stable_sort(evals.begin(), evals.end(), [](const json& a, const json& b) {
+    return num(a, "version") < num(b, "version");
+  });
+  json out;
+  run_sums sums;
+  json rows = json::array();
+  standing at_version{{0.0, {0.0, 0.0}}};
+  for (const auto& l : steps) {
+    rows.push_back(step_row(l, sums));
+    const json& r = rows.back();
+    at_version[r.at("step").get<double>()] = {r.at("cumulative_samples").get<double>(),
+                                              r.at("elapsed").get<double>()};
+  }
+  const json metric = pick_metric(evals, o.metric);
+  out["heldout_metric"] = metric;
+  out["evals"] = json::array();
+  out["heldout"] = nullptr;
+  if (!metric.is_null()) {
+    const std::string m = metric.get<std::string>();
+    std::erase_if(evals, [&](const json& e) { return !maybe(e, m.c_str()); });
+    out["evals"] = eval_rows(evals, m, at_version);
+    out["heldout"] = heldout_change(out["evals"], evals, m);
+  }
+  out["targets"] = {
+      {"heldout", o.target_heldout >= 0 ? json(o.target_heldout) : json(nullptr)},
+      {"real_reward", o.target_reward >= 0 ? json(o.target_reward) : json(nullptr)}};
+  out["smooth"] = std::max<uint32_t>(1, o.smooth);
+  out["totals"] = totals(rows, sums);
+  out["tenths"] = tenths(rows);
+  out["steps"] = std::move(rows);
+  out["reach"] = reach(out, o);
+  add_sums(sums, out);
+  return out;
+}
+
+std::string run_strategy_kind(const json& config, const json& exits) {
+  if (config.is_object())
+    if (const auto k = config.find("strategy.kind"); k != config.end() && k->is_string())
+      return k->get<std::string>();
+  const auto n = [&](const char* k) { return num(exits, k); };
+  if (n("pos") + n("balance") + n("fallback_missing_positives") +
+          n("fallback_missing_negatives") >
+      0)
+    return "ada-seq";
+  if (n("allocated") > 0) return "ada-est";
+  if (n("dropped") > 0) return "dapo";
+  if (n("uniform") > 0) return "grpo";
+  return "";
+}
+
+}  // namespace adarl

@@ -1,0 +1,30 @@
+#pragma once
+// Equivalence of two parsed math answers (tasks/math_ast.hpp): the shapes (tuples, sets,
+// intervals, relations, matrices) here, single values in tasks/math_scalar_engine.hpp.
+
+#include "tasks/math_ast.hpp"
+#include "tasks/math_scalar_engine.hpp"
+
+namespace adarl {
+
+/// Whether `answer` states what `reference` states. Text roots are compared by the
+/// caller (tasks/math_verifier.cpp); here:
+/// - an answer "x = v" (a variable, tuple of variables or constant on the left) or
+///   "x \in S" stands for v or S when the reference is not a relation;
+/// - scalars: math_scalar_engine::equal; a value with "\pm" is the set of its variants;
+/// - tuples and matrices: same shape, element by element, in order;
+/// - sets and lists: the same elements in any order (as many on each side);
+/// - intervals and unions: the same pieces in any order, ends equal and each end open or
+///   closed alike; "(a, b)" is an open interval against an interval or union;
+/// - a reference inequality ("x \ge 5", "1 < x \le 3", "x < 1 \text{ or } x > 3", "x \ne 2")
+///   accepts the equivalent intervals ("[5, \infty)") or the same inequality of the same
+///   variable written another way ("5 \le x"); an interval reference does not accept an
+///   inequality;
+/// - a reference equation accepts an equivalent equation (math_scalar_engine::
+///   same_equation), and "x = c" with c constant accepts c.
+/// Anything else is different. Blocks on the GiNaC mutex (see math_scalar_engine);
+/// bounded by settings.limits and settings.deadline.
+math_status compare_math_answers(const math_ast& reference, const math_ast& answer,
+                                 const math_compare_settings& settings);
+
+}  // namespace adarl

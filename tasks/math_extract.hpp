@@ -1,0 +1,56 @@
+#pragma once
+// Where the math verifier finds the final answer in a completion (and in a reference
+// that is a whole solution). Pure, no allocation.
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace adarl {
+
+/// Where math_verifier looks for the final answer in a completion.
+enum class extraction {
+  boxed,            ///< Content of the last `\boxed{...}` or `\fbox{...}` (braces nested).
+  hashes,           ///< Rest of the line after the last `####` (GSM8K style).
+  last_number,      ///< The last number in the text (see extract_math_answer).
+  answer_is,        ///< What follows the last "answer is" / "answer:" (any case).
+  math_delimiters,  ///< Content of the last `$...$`, `$$...$$`, `\(...\)` or `\[...\]`.
+};
+
+/// The answer candidate `how` finds in `completion`, as a view into it; nullopt when it
+/// finds nothing or only blanks.
+/// - boxed: the content of the last `\boxed{` or `\fbox{` (blanks allowed before the
+///   brace), when its braces balance (an unclosed last box finds nothing); `\boxed 5`
+///   (one token, no braces) too.
+/// - hashes: the rest of the line after the last "####".
+/// - answer_is: after the last "answer is" or "answer:" (any case; so also "The final
+///   answer is" and "Final Answer:"), skipping ':' and blanks and a few filler words
+///   ("therefore", "thus"): a `$...$`, `\(...\)`, `\[...\]` or `\boxed{}` there whole,
+///   else the text up to the end of the line or of the sentence (a '.' followed by a
+///   blank or the end, so "3.5" stays whole).
+/// - math_delimiters: the content of the last math span; `\$` is a dollar sign, not a
+///   delimiter. A last `$...$` span that reads as prose (a word of three or more letters
+///   outside commands and `\text{}`, as between two prices "$3 and then $") finds nothing.
+/// - last_number: the last number token: digits with optional thousands groups, decimal
+///   part and "/denominator", with a unary sign ("x=-5" gives "-5", "10-5" gives "5"); a
+///   number glued to a preceding letter or '_' is part of a word and skipped ("x2", "H2O").
+/// Pure, no allocation; O(completion length).
+std::optional<std::string_view> extract_math_answer(std::string_view completion,
+                                                    extraction how);
+
+/// The candidate of the first method of `order` that finds one; nullopt when none does.
+std::optional<std::string_view> extract_first(std::string_view completion,
+                                              const std::vector<extraction>& order);
+
+/// The answer a reference (item.answer) states: the candidate of the first method of
+/// `order` other than last_number that finds one (a whole solution "... \boxed{1}" or
+/// "... #### 72"), else the whole reference trimmed of blanks (a bare answer such as
+/// "\frac{1}{2}", whose last number is not its value). Pure; O(reference length).
+std::string_view extract_reference(std::string_view reference,
+                                   const std::vector<extraction>& order);
+
+/// True when a `$...$` span's content reads as prose rather than math (see
+/// math_delimiters above). Pure; O(content length).
+bool reads_as_prose(std::string_view content);
+
+}  // namespace adarl

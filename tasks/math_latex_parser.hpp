@@ -1,0 +1,48 @@
+#pragma once
+// A recursive-descent reader of the LaTeX that math answers are written in, producing a
+// math_ast (tasks/math_ast.hpp). GiNaC-free; GiNaC's own parser reads plain syntax only.
+
+#include <string_view>
+
+#include "tasks/math_ast.hpp"
+#include "tasks/math_limits.hpp"
+
+namespace adarl {
+
+/// How reading an answer ended.
+enum class math_parse_status : uint8_t {
+  ok,           ///< ast holds the answer.
+  unparsable,   ///< Not in the grammar below (the verifier may still compare it as text).
+  too_complex,  ///< Past a limit: length, nodes, depth, digits or elements.
+};
+
+/// The outcome of parse_math_latex: the tree when status is ok.
+struct math_parse_result {
+  math_parse_status status = math_parse_status::unparsable;
+  math_ast ast;
+};
+
+/// Reads `text`, an answer already through normalize_math_answer (tasks/math_normalize.hpp).
+/// The grammar, loosest first:
+///   answers   items separated by ',' ';' or "or"/"and" (plain or in \text{}): a list
+///   relation  chain of = < > \le \ge \ne \in (also <=, >=): "1 < x \le 3", "x \in [0,1)"
+///   union     \cup of intervals and sets
+///   sum       + - \pm \mp, with a leading sign
+///   term      \cdot \times * / \div and implicit products ("2\sqrt{3}", "3x", "(x+1)(x-1)");
+///             an integer before \frac of integers is a mixed number ("2\frac{1}{2}"); a
+///             number followed by unit words ends there ("5 cm", "12 \text{ inches}",
+///             "3\mathrm{m}^2")
+///   power     ^ with a braced, signed or one-number exponent ("x^{-1}", "2^10")
+///   postfix   ! (factorial), ' (prime)
+///   atom      numbers (exact decimals; "1011_2" base numerals as names), letters (one per
+///             variable, x_1 subscripts, e and i constants, words as text), \pi \infty
+///             Greek letters, \frac{}{} (and \frac12), \sqrt[n]{}, \binom{}{}, {n \choose k},
+///             \sin \cos \tan \cot \sec \csc \arcsin... \sinh... \log (natural; \log_b) \ln
+///             \exp (with powers: \sin^2 x, \sin^{-1} x), |x|, groups (), [], {}, tuples
+///             "(1, 2)", intervals "[a, b)", sets "\{1, 2\}", \emptyset, \mathbb{R},
+///             matrices (pmatrix, bmatrix, Bmatrix, matrix, smallmatrix, array), \text{}
+/// A text node may only be the whole answer. Pure; never throws; O(text length) with
+/// recursion bounded by limits.max_depth.
+math_parse_result parse_math_latex(std::string_view text, const math_limits& limits);
+
+}  // namespace adarl

@@ -1,0 +1,154 @@
+#include "tasks/verify_requests.hpp"
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <unordered_map>
+
+#include "tasks/dataset.hpp"
+#include "tasks/jsonl_text.hpp"
+
+namespace adarl {
+namespace {
+
+using nlohmann::json;
+
+/// Collects the problems of one input, up to max_dataset_errors.
+struct problems {
+  std::string name;
+  std::vector<std::string> lines;
+  bool full() const { return lines.size() >= max_dataset_errors; }
+  void add(uint32_t line, const std::string& what) {
+    if (!full()) lines.push_back(name + ":" + std::to_string(line) + ": " + what);
+  }
+  error joined() const {
+    std::string message;
+    for (const auto& l : lines) message += (message.empty() ? "" : "\n") + l;
+    return error{message};
+  }
+};
+
+std::string json_quoted(const std::string& s) {
+  return json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+/// The string field `key`: true and `out` set, or a problem reported (missing only
+/// when `required`).
+bool string_field(const json& j, const char* key, bool required, uint32_t line, problems& p,
+                  std::string& out) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) {
+    if (required) p.add(line, std::string("field \"") + key + "\": missing");
+    return !required;
+  }
+  if (!it->is_string()) {
+    p.add(line, std::string("field \"") + key + "\": expected a string, got " + shown_json(*it));
+    return false;
+  }
+  out = it->get<std::string>();
+  return true;
+}
+
+/// The line as a JSON object; reports and returns nullopt when it is not one.
+std::optional<json> object_at(const std::string& text, uint32_t line, problems& p) {
+  if (json_depth(text) > max_json_depth) {
+    p.add(line, "not valid JSON (nested deeper than " + std::to_string(max_json_depth) + " levels)");
+    return std::nullopt;
+  }
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    p.add(line, "not valid JSON");
+    return std::nullopt;
+  }
+  if (!j.is_object()) {
+    p.add(line, "expected a JSON object, got " + std::string(j.type_name()));
+    return std::nullopt;
+  }
+  return j;
+}
+
+bool read_request(const json& j, uint32_t line, const verifier_registry& registry,
+                  problems& p, verify_request& r) {
+  r.line = line;
+  r.item.verifier = "math";
+  bool ok = string_field(j, "answer", true, line, p, r.item.answer);
+  ok &= string_field(j, "completion", true, line, p, r.completion);
+  ok &= string_field(j, "id", false, line, p, r.item.id);
+  if (string_field(j, "verifier", false, line, p, r.item.verifier)) {
+    if (auto found = registry.find(r.item.verifier); !found) {
+      p.add(line, "field \"verifier\": " + found.err().message);
+      ok = false;
+    }
+  } else {
+    ok = false;
+  }
+  if (const auto t = j.find("tests"); t != j.end() && !t->is_null()) {
+    if (t->is_string()) {
+      r.item.tests = t->get<std::string>();
+    } else if (t->is_object() || t->is_array()) {
+      r.item.tests = t->dump(-1, ' ', false, json::error_handler_t::replace);
+    } else {
+      p.add(line, "field \"tests\": expected a string, object or array, got " + shown_json(*t));
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+/// Reads every line of `in` with `read_one`; the requests, or every problem found.
+template <class ReadOne>
+result<std::vector<verify_request>> read_lines(std::istream& in, const std::string& name,
+                                               ReadOne read_one) {
+  problems p{name, {}};
+  std::vector<verify_request> out;
+  std::string text;
+  for (uint32_t line = 1; !p.full() && std::getline(in, text); ++line) {
+    if (blank_line(text)) continue;
+    const auto j = object_at(text, line, p);
+    verify_request r;
+    if (j && read_one(*j, line, p, r)) out.push_back(std::move(r));
+  }
+  if (in.bad()) p.lines.push_back(name + ": read error");
+  if (p.lines.empty() && out.empty()) p.lines.push_back(name + ": no lines to verify");
+  if (!p.lines.empty()) return p.joined();
+  return out;
+}
+
+}  // namespace
+
+result<std::vector<verify_request>> read_verify_requests(std::istream& in,
+                                                         const std::string& name,
+                                                         const verifier_registry& registry) {
+  return read_lines(in, name, [&](const json& j, uint32_t line, problems& p, verify_request& r) {
+    return read_request(j, line, registry, p, r);
+  });
+}
+
+result<std::vector<verify_request>> read_completions(std::istream& in, const std::string& name,
+                                                     const std::vector<task_item>& dataset) {
+  std::unordered_map<std::string, std::size_t> by_id;
+  for (std::size_t i = 0; i < dataset.size(); ++i) by_id.emplace(dataset[i].id, i);
+  return read_lines(in, name, [&](const json& j, uint32_t line, problems& p, verify_request& r) {
+    std::string id;
+    bool ok = string_field(j, "id", true, line, p, id);
+    ok &= string_field(j, "completion", true, line, p, r.completion);
+    if (!ok) return false;
+    const auto it = by_id.find(id);
+    if (it == by_id.end()) {
+      p.add(line, "id " + json_quoted(id) + ": not in the dataset");
+      return false;
+    }
+    r.item = dataset[it->second];
+    r.line = line;
+    return true;
+  });
+}
+
+std::string verdict_json(const verify_request& request, const verdict& v) {
+  nlohmann::ordered_json j;
+  if (!request.item.id.empty()) j["id"] = request.item.id;
+  j["reward"] = v.reward;
+  j["reason"] = v.reason;
+  return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+}  // namespace adarl

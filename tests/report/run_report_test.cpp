@@ -1,0 +1,232 @@
+#include "report/run_report.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "report/run_page.hpp"
+#include "tests/report/run_fixture.hpp"
+
+namespace adarl {
+namespace {
+
+using json = nlohmann::json;
+
+std::string fixture_dir(const std::string& name) {
+  return ::testing::TempDir() + "adarl_run_report_" + name;
+}
+
+/// The page of the fixture run, drawn the way `adarl run` and `adarl report` draw it.
+std::string page_of(const std::string& dir, const run_report_options& o = {}) {
+  auto data = run_report_data(dir, o);
+  EXPECT_TRUE(data) << (data ? "" : data.err().message);
+  if (!data) return "";
+  auto out = write_report_page(dir, *data);
+  EXPECT_TRUE(out) << (out ? "" : out.err().message);
+  std::ifstream f(dir + "/report.html");
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+/// data-key -> text of every `data-key="K">TEXT<` in the page.
+std::map<std::string, std::string> cells(const std::string& html) {
+  std::map<std::string, std::string> out;
+  const std::regex re(R"re(data-key="([^"]*)">([^<]*)<)re");
+  for (std::sregex_iterator it(html.begin(), html.end(), re), end; it != end; ++it)
+    EXPECT_TRUE(out.emplace((*it)[1], (*it)[2]).second) << "duplicate key " << (*it)[1];
+  return out;
+}
+
+/// The text of the element with id="verdict".
+std::string verdict_of(const std::string& html) {
+  std::smatch m;
+  if (!std::regex_search(html, m, std::regex(R"re(id="verdict">([^<]*)<)re"))) return "";
+  return m[1];
+}
+
+/// The <svg> element whose text holds `title`, after `from`.
+std::string svg_titled(const std::string& html, const std::string& title,
+                       size_t from = 0) {
+  const size_t t = html.find(">" + title + "<", from);
+  if (t == std::string::npos) return "";
+  const size_t at = html.rfind("<svg", t);
+  return html.substr(at, html.find("</svg>", at) - at);
+}
+
+TEST(RunReportTest, VerdictSaysHowMuchHeldOutAccuracyRoseWithItsInterval) {
+  const std::string dir = fixture_dir("verdict");
+  testing_run::write_seq_run(dir);
+  const std::string html = page_of(dir);
+  // 5/20 right at version 0, 12/20 at version 20 (eval.jsonl had them out of order):
+  // +0.35, paired over prompts (7 gained, none lost): t(19) x sd/sqrt(20) = 0.229.
+  EXPECT_EQ(
+      verdict_of(html),
+      "Held-out accuracy (greedy) rose from 0.250 at version 0 to 0.600 at version 20 "
+      "(+0.350; 95% interval over 20 prompts +0.121 to +0.579).");
+  EXPECT_NE(html.find("class=\"verdict rose\""), std::string::npos);
+}
+
+TEST(RunReportTest, PageNamesTheRunsSeedAndStrategyNotASelfComparison) {
+  const std::string dir = fixture_dir("identity");
+  testing_run::write_seq_run(dir);
+  const std::string html = page_of(dir);
+  const auto c = cells(html);
+  EXPECT_EQ(c.at("seed"), "1");
+  EXPECT_EQ(c.at("strategy"), "ada-seq");
+  EXPECT_EQ(c.at("name"), "fixture");
+  EXPECT_EQ(c.at("dir"), dir);
+  // What the comparison page said of one run compared to itself.
+  for (const char* bad : {"budget of 0 samples", "+0.000", "not reached", "baseline",
+                          "seed 0", "id=\"summary\"", "id=\"paired\""})
+    EXPECT_EQ(html.find(bad), std::string::npos) << bad;
+  // Self-contained: no scripts, nothing fetched.
+  for (const char* bad : {"<script", "http://", "https://", "<link", "<img"}) {
+    std::string page = html;
+    page = std::regex_replace(page, std::regex("http://www.w3.org/2000/svg"), "");
+    EXPECT_EQ(page.find(bad), std::string::npos) << bad;
+  }
+}
+
+TEST(RunReportTest, FactsAddUpTheStepLines) {
+  const std::string dir = fixture_dir("facts");
+  testing_run::write_seq_run(dir);
+  const auto c = cells(page_of(dir));
+  EXPECT_EQ(c.at("steps"), "20 steps");
+  EXPECT_EQ(c.at("seconds"), "10.0 s");
+  EXPECT_EQ(c.at("samples_per_step"), "64");
+  // Means of the first and last 2 steps: (0.20 + 0.22) / 2 and (0.56 + 0.58) / 2.
+  EXPECT_EQ(c.at("reward"), "0.210 &rarr; 0.570");
+  EXPECT_EQ(c.at("zero_grad"), "0.500 &rarr; 0.500");
+  EXPECT_EQ(c.at("best"), "0.600");
+}
+
+TEST(RunReportTest, SeqDecisionsGiveTheSharesOfSamplesByHowPromptsExited) {
+  const std::string dir = fixture_dir("seq");
+  testing_run::write_seq_run(dir);
+  const std::string html = page_of(dir);
+  // Per step 8 rounds drawn: the never-exited prompt drew 4 of them, the two prompts
+  // done in round 1 drew 1 each.
+  EXPECT_NE(
+      html.find("Prompts that never exited: 20 of 80 (25.0%), on <b>50.0%</b> of the "
+                "samples."),
+      std::string::npos);
+  EXPECT_NE(html.find("Prompts that exited in round 1: 40 of 80 (50.0%), on 25.0% of the "
+                      "samples."),
+            std::string::npos);
+  EXPECT_NE(
+      html.find("Seq draws rounds of 8 samples for a prompt until its exit rule holds, "
+                "for at most 4 rounds"),
+      std::string::npos);
+  // Rounds table: 4 rounds, 20 prompts, 25.0% of the prompts, 50.0% of the samples.
+  EXPECT_NE(
+      html.find("<tr><td>4</td><td class=\"num\">20</td><td class=\"num\">25.0%</td>"
+                "<td class=\"num\">50.0%</td></tr>"),
+      std::string::npos);
+}
+
+TEST(RunReportTest, ZeroRewardReasonsHaveCountsAndShares) {
+  const std::string dir = fixture_dir("zero");
+  testing_run::write_seq_run(dir);
+  const std::string html = page_of(dir);
+  // 5 a step over 20 steps, of 1280 samples.
+  EXPECT_NE(html.find("100 zero rewards, 7.8% of the samples"), std::string::npos);
+  EXPECT_NE(html.find("<code>no_answer</code></td><td class=\"num\">60</td>"),
+            std::string::npos);
+  EXPECT_NE(html.find("60.0%</td>"), std::string::npos);
+  EXPECT_NE(html.find("<code>wrong_value</code></td><td class=\"num\">40</td>"),
+            std::string::npos);
+  // The most frequent reason first.
+  EXPECT_LT(html.find("no_answer"), html.find("wrong_value"));
+}
+
+TEST(RunReportTest, AccuracyChartHasTheEvaluationsInVersionOrderAndLabelledTicks) {
+  const std::string dir = fixture_dir("chart");
+  testing_run::write_seq_run(dir);
+  const std::string html = page_of(dir);
+  const std::string svg = svg_titled(html, "Held-out accuracy (greedy)");
+  ASSERT_FALSE(svg.empty());
+  std::smatch m;
+  ASSERT_TRUE(
+      std::regex_search(svg, m, std::regex(R"re(<polyline[^>]* points="([^"]*)")re")));
+  std::vector<std::pair<double, double>> p;
+  const std::string pts = m[1];
+  const std::regex pair(R"re((-?[0-9.]+),(-?[0-9.]+))re");
+  for (std::sregex_iterator it(pts.begin(), pts.end(), pair), end; it != end; ++it)
+    p.push_back({std::stod((*it)[1]), std::stod((*it)[2])});
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_LT(p[0].first, p[1].first);
+  EXPECT_LT(p[1].first, p[2].first);
+  EXPECT_GT(p[0].second, p[2].second);  // 0.25 below 0.60 (SVG y grows downwards)
+  // Steps 0..20 in ticks of 5; accuracy 0..0.6 in ticks of 0.1; both axes titled.
+  for (const char* tick :
+       {">0</text>", ">5</text>", ">20</text>", ">0.6</text>",
+        ">training step (policy version)</text>", ">held-out accuracy</text>"})
+    EXPECT_NE(svg.find(tick), std::string::npos) << tick;
+  // The block against samples: version 10 is at 640 samples, the axis in samples.
+  const size_t samples_block = html.find("class=\"curves grid on-samples\"");
+  ASSERT_NE(samples_block, std::string::npos);
+  EXPECT_NE(
+      svg_titled(html, "cumulative samples", samples_block).find("version 10: 0.300"),
+      std::string::npos);
+}
+
+TEST(RunReportTest, TargetsSayWhereTheyWereReached) {
+  const std::string dir = fixture_dir("targets");
+  testing_run::write_seq_run(dir);
+  run_report_options o;
+  o.target_heldout = 0.3;  // 6/20 at version 10: after 640 samples, 5 s
+  o.target_reward = 0.9;   // never
+  const auto c = cells(page_of(dir, o));
+  EXPECT_EQ(c.at("reach.heldout"), "step 10");
+  EXPECT_EQ(c.at("reach.real_reward"), "not reached");
+  const std::string html = page_of(dir, o);
+  EXPECT_NE(html.find("640 samples, 5.0 s"), std::string::npos);
+  EXPECT_NE(html.find(">target 0.300</text>"), std::string::npos);
+}
+
+TEST(RunReportTest, WithoutConfigTheSeedIsUnknownAndTheStrategyComesFromTheExits) {
+  const std::string dir = fixture_dir("no_config");
+  testing_run::write_seq_run(dir, /*with_config=*/false);
+  const auto c = cells(page_of(dir));
+  EXPECT_EQ(c.at("seed"), "unknown (no config.json)");
+  EXPECT_EQ(c.at("strategy"), "ada-seq");
+  EXPECT_EQ(c.at("name"), "adarl_run_report_no_config");
+}
+
+TEST(RunReportTest, BadFilesAreErrorsNamingThem) {
+  const std::string dir = fixture_dir("bad");
+  testing_run::write_seq_run(dir);
+  std::ofstream(dir + "/config.json") << "{\"values\": {\"seed\": 1}}";
+  auto data = run_report_data(dir, {});
+  ASSERT_FALSE(data);
+  EXPECT_EQ(data.err().message,
+            dir + "/config.json: values.seed: expected a string, got number");
+  std::filesystem::remove(dir + "/metrics.jsonl");
+  data = run_report_data(dir, {});
+  ASSERT_FALSE(data);
+  EXPECT_EQ(data.err().message, dir + "/metrics.jsonl: cannot open");
+}
+
+TEST(RunReportTest, ComparisonDataStillGetsTheComparisonPage) {
+  EXPECT_FALSE(is_run_data(json{{"title", "x"}, {"strategies", json::array()}}));
+  EXPECT_FALSE(is_run_data(json{{"kind", 3}}));
+  const std::string dir = fixture_dir("kind");
+  testing_run::write_seq_run(dir);
+  auto data = run_report_data(dir, {});
+  ASSERT_TRUE(data);
+  EXPECT_TRUE(is_run_data(*data));
+  // A compare.json the page cannot draw is the comparison page's error, not the run's.
+  auto out = write_report_page(dir, json{{"title", "x"}});
+  ASSERT_FALSE(out);
+  EXPECT_EQ(out.err().message, dir + ": baseline: missing");
+}
+
+}  // namespace
+}  // namespace adarl
