@@ -15,15 +15,7 @@ namespace {
 using nlohmann::json;
 
 
-/// Collects the problems of one file, up to max_dataset_errors.
-struct problems {
-  std::string name;
-  std::vector<std::string> lines;
-  bool full() const { return lines.size() >= max_dataset_errors; }
-  void add(uint32_t line, const std::string& what) {
-    if (!full()) lines.push_back(name + ":" + std::to_string(line) + ": " + what);
-  }
-};
+using problems = line_problems;
 
 std::string field(const char* key) {
   return std::string("field \"") + key + "\": ";
@@ -64,17 +56,7 @@ bool read_item(const json& j, uint32_t line, const verifier_registry* registry,
       ok = false;
     }
   }
-  if (const auto t = j.find("tests"); t != j.end() && !t->is_null()) {
-    if (t->is_string()) {
-      item.tests = t->get<std::string>();
-    } else if (t->is_object() || t->is_array()) {
-      item.tests = t->dump(-1, ' ', false, json::error_handler_t::replace);
-    } else {
-      p.add(line,
-            field("tests") + "expected a string, object or array, got " + shown_json(*t));
-      ok = false;
-    }
-  }
+  ok &= read_tests_field(j, line, p, item.tests);
   if (const auto d = j.find("difficulty"); d != j.end() && !d->is_null()) {
     if (d->is_number_integer() && d->get<int64_t>() >= 1 && d->get<int64_t>() <= 5) {
       item.difficulty = static_cast<uint32_t>(d->get<int64_t>());
@@ -87,34 +69,13 @@ bool read_item(const json& j, uint32_t line, const verifier_registry* registry,
   return ok;
 }
 
-/// The line as a JSON object; reports and returns nullopt when it is not one.
-std::optional<json> parse_object(const std::string& text, uint32_t line, problems& p) {
-  if (json_depth(text) > max_json_depth) {
-    p.add(line, "not valid JSON (nested deeper than " + std::to_string(max_json_depth) +
-                    " levels)");
-    return std::nullopt;
-  }
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::exception& e) {  // a syntax error, bad UTF-8, a huge number
-    p.add(line, "not valid JSON (" + json_parse_message(e) + ")");
-    return std::nullopt;
-  }
-  if (!j.is_object()) {
-    p.add(line, "expected a JSON object, got " + std::string(j.type_name()));
-    return std::nullopt;
-  }
-  return j;
-}
-
 }  // namespace
 
 result<std::vector<task_item>> load_dataset(std::istream& in, const std::string& name,
                                             const verifier_registry* registry,
                                             std::vector<uint32_t>* lines) {
   if (lines) lines->clear();
-  problems p{name, {}};
+  problems p{name, max_dataset_errors, {}};
   std::vector<task_item> items;
   std::unordered_map<std::string, uint32_t> first_line;  // id -> line
   std::string text;
@@ -122,7 +83,7 @@ result<std::vector<task_item>> load_dataset(std::istream& in, const std::string&
   while (!p.full() && std::getline(in, text)) {
     ++line;
     if (blank_line(text)) continue;
-    const auto j = parse_object(text, line, p);
+    const auto j = json_object_line(text, line, p);
     if (!j) continue;
     task_item item;
     const bool ok = read_item(*j, line, registry, p, item);
@@ -147,9 +108,7 @@ result<std::vector<task_item>> load_dataset(std::istream& in, const std::string&
   if (p.lines.empty() && items.empty())
     p.lines.push_back(name + ": no items (the file is empty)");
   if (p.lines.empty()) return items;
-  std::string message;
-  for (const auto& l : p.lines) message += (message.empty() ? "" : "\n") + l;
-  return error{message};
+  return p.joined();
 }
 
 result<std::vector<task_item>> load_dataset(const std::string& path,

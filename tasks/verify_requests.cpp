@@ -12,20 +12,7 @@ namespace {
 
 using nlohmann::json;
 
-/// Collects the problems of one input, up to max_dataset_errors.
-struct problems {
-  std::string name;
-  std::vector<std::string> lines;
-  bool full() const { return lines.size() >= max_dataset_errors; }
-  void add(uint32_t line, const std::string& what) {
-    if (!full()) lines.push_back(name + ":" + std::to_string(line) + ": " + what);
-  }
-  error joined() const {
-    std::string message;
-    for (const auto& l : lines) message += (message.empty() ? "" : "\n") + l;
-    return error{message};
-  }
-};
+using problems = line_problems;
 
 std::string json_quoted(const std::string& s) {
   return json(s).dump(-1, ' ', false, json::error_handler_t::replace);
@@ -48,24 +35,6 @@ bool string_field(const json& j, const char* key, bool required, uint32_t line, 
   return true;
 }
 
-/// The line as a JSON object; reports and returns nullopt when it is not one.
-std::optional<json> object_at(const std::string& text, uint32_t line, problems& p) {
-  if (json_depth(text) > max_json_depth) {
-    p.add(line, "not valid JSON (nested deeper than " + std::to_string(max_json_depth) + " levels)");
-    return std::nullopt;
-  }
-  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) {
-    p.add(line, "not valid JSON");
-    return std::nullopt;
-  }
-  if (!j.is_object()) {
-    p.add(line, "expected a JSON object, got " + std::string(j.type_name()));
-    return std::nullopt;
-  }
-  return j;
-}
-
 bool read_request(const json& j, uint32_t line, const verifier_registry& registry,
                   problems& p, verify_request& r) {
   r.line = line;
@@ -81,16 +50,7 @@ bool read_request(const json& j, uint32_t line, const verifier_registry& registr
   } else {
     ok = false;
   }
-  if (const auto t = j.find("tests"); t != j.end() && !t->is_null()) {
-    if (t->is_string()) {
-      r.item.tests = t->get<std::string>();
-    } else if (t->is_object() || t->is_array()) {
-      r.item.tests = t->dump(-1, ' ', false, json::error_handler_t::replace);
-    } else {
-      p.add(line, "field \"tests\": expected a string, object or array, got " + shown_json(*t));
-      ok = false;
-    }
-  }
+  ok &= read_tests_field(j, line, p, r.item.tests);
   return ok;
 }
 
@@ -98,12 +58,12 @@ bool read_request(const json& j, uint32_t line, const verifier_registry& registr
 template <class ReadOne>
 result<std::vector<verify_request>> read_lines(std::istream& in, const std::string& name,
                                                ReadOne read_one) {
-  problems p{name, {}};
+  problems p{name, max_dataset_errors, {}};
   std::vector<verify_request> out;
   std::string text;
   for (uint32_t line = 1; !p.full() && std::getline(in, text); ++line) {
     if (blank_line(text)) continue;
-    const auto j = object_at(text, line, p);
+    const auto j = json_object_line(text, line, p);
     verify_request r;
     if (j && read_one(*j, line, p, r)) out.push_back(std::move(r));
   }
