@@ -47,14 +47,25 @@ result<run_items> load_run_items(const pipeline_config& c, uint32_t train_count,
   return items;
 }
 
+namespace {
+
+/// sft_items with the dataset items' origins (FILE:LINE) for messages.
+result<task_set> sft_task_set(const pipeline_config& c) {
+  if (!c.tasks.dataset.empty()) return load_run_items(c, std::numeric_limits<uint32_t>::max(), 0);
+  auto items = generate_suite(c.tasks.suite,
+                              {c.seed, c.policy.sft_count, c.tasks.difficulty_mix, split::train});
+  if (!items) return items.err();
+  task_set set;
+  set.train = std::move(*items);
+  return set;
+}
+
+}  // namespace
+
 result<std::vector<task_item>> sft_items(const pipeline_config& c) {
-  if (!c.tasks.dataset.empty()) {
-    auto items = load_run_items(c, std::numeric_limits<uint32_t>::max(), 0);
-    if (!items) return items.err();
-    return std::move(items->train);
-  }
-  return generate_suite(c.tasks.suite,
-                        {c.seed, c.policy.sft_count, c.tasks.difficulty_mix, split::train});
+  auto set = sft_task_set(c);
+  if (!set) return set.err();
+  return std::move(set->train);
 }
 
 result<prompt_table_ptr> make_run_prompts(const pipeline_config& c,
@@ -89,29 +100,38 @@ result<prompt_table_ptr> load_run_prompts(const pipeline_config& c) {
   return make_run_prompts(c, items->train, items->held_out, &*items);
 }
 
+result<sft_example> sft_example_of(const tokenizer& tok, const task_item& item,
+                                   int32_t max_len) {
+  auto p = tok.encode(item.prompt, "item \"" + item.id + "\" prompt");
+  if (!p) return p.err();
+  auto a = tok.encode(item.answer, "item \"" + item.id + "\" answer");
+  if (!a) return a.err();
+  sft_example e;
+  e.prompt.push_back(tokenizer::bos);
+  e.prompt.insert(e.prompt.end(), p->begin(), p->end());
+  e.prompt.push_back(tokenizer::sep);
+  e.completion = std::move(*a);
+  e.completion.push_back(tokenizer::eos);
+  const auto len = e.prompt.size() + e.completion.size();
+  if (len > static_cast<size_t>(max_len))
+    return error{"item \"" + item.id + "\": " + std::to_string(len) +
+                 " tokens do not fit model.max_len " + std::to_string(max_len)};
+  return e;
+}
+
 result<bool> check_sft_items(const pipeline_config& c) {
   if (c.policy.kind != policy_kind::transformer || !c.policy.base_checkpoint.empty() ||
       c.policy.sft_steps == 0)
     return true;
-  task_set set;
-  if (!c.tasks.dataset.empty()) {
-    auto items = load_run_items(c, std::numeric_limits<uint32_t>::max(), 0);
-    if (!items) return items.err();
-    set = std::move(*items);
-  } else {
-    auto items = sft_items(c);
-    if (!items) return items.err();
-    set.train = std::move(*items);
-  }
+  auto set = sft_task_set(c);
+  if (!set) return set.err();
   auto tok = tokenizer::from_charset(tokenizer::default_charset());
   if (!tok) return tok.err();
-  for (const auto& item : set.train) {
-    const std::string where = item_origin(set, item) + "SFT item \"" + item.id + "\"";
-    auto p = tok->encode(item.prompt, where + " prompt");
-    if (!p) return p.err();
-    auto a = tok->encode(item.answer, where + " answer");
-    if (!a) return a.err();
-    const size_t len = p->size() + a->size() + 3;  // begin, separator, end
+  for (const auto& item : set->train) {
+    const std::string where = item_origin(*set, item) + "SFT item \"" + item.id + "\"";
+    auto e = sft_example_of(*tok, item, std::numeric_limits<int32_t>::max());
+    if (!e) return error{where + ": " + e.err().message};
+    const size_t len = e->prompt.size() + e->completion.size();
     if (len > size_t(c.policy.model.max_len))
       return error{where + ": prompt and answer take " + std::to_string(len) +
                    " tokens, more than model.max_len " + std::to_string(c.policy.model.max_len) +

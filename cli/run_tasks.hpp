@@ -9,6 +9,7 @@
 #include "actors/prompt_table.hpp"
 #include "algorithms/result.hpp"
 #include "pipelines/pipeline_config.hpp"
+#include "models/sft_example.hpp"
 #include "pipelines/task_source.hpp"
 
 namespace adarl {
@@ -39,6 +40,14 @@ result<prompt_table_ptr> make_run_prompts(const pipeline_config& c,
                                           const std::vector<task_item>& train,
                                           const std::vector<task_item>& held_out,
                                           const task_set* origin = nullptr);
+
+class tokenizer;
+
+/// `item` as the SFT warm start trains on it in `tok`: begin, prompt, separator, then
+/// answer and end. Errors: a character outside the vocabulary, or more than `max_len`
+/// tokens, naming the item. O(item length).
+result<sft_example> sft_example_of(const tokenizer& tok, const task_item& item,
+                                   int32_t max_len);
 
 /// Before the SFT warm start of a transformer run (none cached, no base checkpoint):
 /// every SFT item (sft_items) must fit model.max_len as the warm start encodes it

@@ -1,5 +1,7 @@
 #include "cli/sft_job.hpp"
 
+#include "cli/run_tasks.hpp"
+
 #include <limits>
 #include <ostream>
 
@@ -80,25 +82,6 @@ result<std::vector<task_item>> load_items(const sft_job_config& c, split part,
 }
 
 // Prompt as the sampler sees it and the supervised completion.
-result<sft_example> to_example(const tokenizer& tok, const task_item& item,
-                               int32_t max_len) {
-  auto p = tok.encode(item.prompt, "item \"" + item.id + "\" prompt");
-  if (!p) return p.err();
-  auto a = tok.encode(item.answer, "item \"" + item.id + "\" answer");
-  if (!a) return a.err();
-  sft_example e;
-  e.prompt.push_back(tokenizer::bos);
-  e.prompt.insert(e.prompt.end(), p->begin(), p->end());
-  e.prompt.push_back(tokenizer::sep);
-  e.completion = std::move(*a);
-  e.completion.push_back(tokenizer::eos);
-  const auto len = e.prompt.size() + e.completion.size();
-  if (len > static_cast<size_t>(max_len))
-    return error{"item \"" + item.id + "\": " + std::to_string(len) +
-                 " tokens do not fit model.max_len " + std::to_string(max_len)};
-  return e;
-}
-
 sft_eval evaluate(transformer& model, const tokenizer& tok, const verifier_registry& reg,
                   const std::vector<task_item>& items, int32_t max_len) {
   sft_eval ev;
@@ -107,7 +90,7 @@ sft_eval evaluate(transformer& model, const tokenizer& tok, const verifier_regis
   std::vector<sample_job> jobs;
   std::vector<const task_item*> kept;
   for (const auto& item : items) {
-    auto e = to_example(tok, item, max_len);
+    auto e = sft_example_of(tok, item, max_len);
     if (!e) continue;
     jobs.push_back({e->prompt, jobs.size()});
     kept.push_back(&item);
@@ -143,7 +126,7 @@ result<sft_report> run_sft_job(const sft_job_config& c, std::ostream& log,
   if (!train) return train.err();
   std::vector<sft_example> examples;
   for (const auto& item : *train) {
-    auto e = to_example(tok, item, c.model.max_len);
+    auto e = sft_example_of(tok, item, c.model.max_len);
     if (!e) return e.err();
     examples.push_back(std::move(*e));
   }

@@ -8,15 +8,9 @@
 #include <vector>
 
 #include "models/optimizer.hpp"
+#include "models/sft_example.hpp"
 
 namespace adarl {
-
-/// One supervised pair, already tokenized: `prompt` as the sampler will see it
-/// (begin token, text, separator) and `completion` the answer followed by the end token.
-struct sft_example {
-  std::vector<int32_t> prompt;
-  std::vector<int32_t> completion;
-};
 
 /// Training-loop settings (the optimizer has its own).
 struct sft_config {
