@@ -196,12 +196,6 @@ nlohmann::json without_timing(nlohmann::json j) {
                         "time_step", "elapsed", "generator_busy", "heldout_greedy",
                         "heldout_sampled", "heldout_version"})
     j.erase(k);
-  // The calibration figures are sums over the tracker's priors whose order differs
-  // after a resume: equal to the last bits only. Compared to 1e-12 instead.
-  for (const char* k : {"prior_brier", "prior_log_loss", "first_seen_brier",
-                        "first_seen_log_loss"})
-    if (auto it = j.find(k); it != j.end() && it->is_number())
-      *it = std::round(it->get<double>() * 1e12) / 1e12;
   return j;
 }
 
