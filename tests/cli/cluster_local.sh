@@ -13,17 +13,27 @@ fail() { echo "FAIL: $*"; for f in script.txt again.txt c-logs/*.log; do echo "=
 now() { date +%s.%N; }
 since() { python3 -c "import sys; print(round($(now) - $1, 2))"; }
 lines() { [ -s "$1" ] && wc -l < "$1" || echo 0; }
-left() { ps -eo pid=,args= | grep -F -e "$work/c" -e "$adarl worker" | grep -v grep; }
+# The processes this test started, and only those (other tests run workers at the same
+# time): everything launched carries ADARL_TEST_TAG in its environment.
+tag="cluster-local-$$"
+left() {
+  for d in /proc/[0-9]*; do
+    grep -qsz "^ADARL_TEST_TAG=$tag\$" "$d/environ" || continue
+    echo "${d#/proc/} $(tr '\0' ' ' < "$d/cmdline" 2>/dev/null)"
+  done
+}
 ADARL=$adarl CLUSTER_OUT=$work/c
 export ADARL CLUSTER_OUT
 set -- configs/sim-smoke.yaml 1 1 tracker.steps=100000 actors.sim_latency.step_seconds=0.002 \
   learner.checkpoint_every=5 stall_seconds=600
-bash "$src/scripts/cluster-local.sh" "$@" > script.txt 2>&1 &
+ADARL_TEST_TAG=$tag bash "$src/scripts/cluster-local.sh" "$@" > script.txt 2>&1 &
 script=$!
 i=0
 while [ "$(lines c/metrics.jsonl)" -lt 8 ]; do
   i=$((i + 1)); [ $i -lt 1200 ] || fail "no progress"; sleep 0.05
 done
+# The check below could not fail if left() saw nothing: it sees the running cluster.
+[ "$(left | grep -c 'adarl worker')" -ge 2 ] || fail "the cluster's workers are not visible: $(left)"
 t0=$(now)
 kill -TERM $script
 i=0
@@ -44,7 +54,7 @@ again=$(sed -n 's/^cluster-local: stopped by SIGTERM; continue with: //p' script
 [ -n "$again" ] || fail "no line to continue with"
 echo "printed: $again"
 # The printed command (relative to the repository root) with a reachable end.
-(cd "$src" && eval "$again tracker.steps=$((v + 5))") > again.txt 2>&1 ||
+(export ADARL_TEST_TAG=$tag; cd "$src" && eval "$again tracker.steps=$((v + 5))") > again.txt 2>&1 ||
   fail "the printed command failed"
 grep -q "^run: resuming from $work/c/checkpoints/step-0*$v into $work/c" c-logs/coordinator.log ||
   fail "no resume from the checkpoint of version $v"
