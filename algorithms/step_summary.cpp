@@ -4,18 +4,21 @@
 #include <cmath>
 
 namespace adarl {
-namespace {
 
-// Per-step sums of doubles come from groups that finish in any order (async rounds, a
-// resumed run). Each term is rounded to a multiple of 2^-28 first: such sums are exact,
-// hence independent of the order, while they stay below 2^25 (33 million), far above a
-// step's total. The rounding (under 4e-9 per group) is far below what the figures show.
-void add_exact(double& sum, double term) {
-  constexpr double grid = 268435456.0;  // 2^28
-  sum += std::nearbyint(term * grid) / grid;
+void exact_sum::add(double term) {
+  constexpr double scale = 18446744073709551616.0;  // 2^64
+  constexpr double limit = 4.0e18;                  // |term| * 2^64 stays below 2^126
+  if (std::isnan(term)) {  // a broken prediction shows in the figure, never vanishes
+    nan_ = true;
+    return;
+  }
+  fixed_ += static_cast<fixed_t>(std::clamp(term, -limit, limit) * scale);
 }
 
-}  // namespace
+exact_sum::operator double() const {
+  if (nan_) return std::nan("");
+  return static_cast<double>(fixed_) / 18446744073709551616.0;
+}
 
 void step_summary::add(const finished_group& g) {
   if (g.exit == exit_kind::skipped) {  // never drawn: no samples, no first round
@@ -26,7 +29,7 @@ void step_summary::add(const finished_group& g) {
   samples += g.samples_used;
   tokens += g.tokens;
   max_samples = std::max(max_samples, g.samples_used);
-  add_exact(first_round_sum, g.first_round_reward);
+  first_round_sum.add(g.first_round_reward);
   ++exits[static_cast<size_t>(g.exit)];
   exit_samples[static_cast<size_t>(g.exit)] += g.samples_used;
   if (rounds.size() <= g.rounds) rounds.resize(g.rounds + 1, 0);
@@ -40,8 +43,8 @@ void step_summary::add(const finished_group& g) {
 void calibration_sums::add(double p, uint32_t n, uint32_t k) {
   const double q = std::clamp(p, 1e-6, 1.0 - 1e-6);
   const double pos = k, neg = double(n) - double(k);
-  add_exact(brier, pos * (1 - q) * (1 - q) + neg * q * q);
-  add_exact(log_loss, -(pos * std::log(q) + neg * std::log(1 - q)));
+  brier.add(pos * (1 - q) * (1 - q) + neg * q * q);
+  log_loss.add(-(pos * std::log(q) + neg * std::log(1 - q)));
   samples += n;
   ++prompts;
 }
@@ -56,7 +59,7 @@ void step_summary::add_prior_fit(double p, uint32_t n, uint32_t k, bool first_se
   }
   const double q = std::clamp(p, 0.0, 1.0);
   const size_t bin = std::min(rate_bins - 1, static_cast<size_t>(q * rate_bins));
-  add_exact(reliability_predicted[bin], q * n);
+  reliability_predicted[bin].add(q * n);
   reliability_observed[bin] += k;
   reliability_samples[bin] += n;
 }

@@ -8,12 +8,28 @@
 
 namespace adarl {
 
+/// A sum of doubles that is the same bits whatever the order of its terms (groups finish
+/// in any order: asynchronous rounds, lost workers, a resumed run). Each term is held in
+/// fixed point at 2^-64 in 128 bits: exact to about 5e-20 per term, for sums up to about
+/// 4e18 (terms beyond that are clamped). Reads as a double; NaN once a term was NaN.
+class exact_sum {
+ public:
+  void add(double term);
+  operator double() const;  // NOLINT(google-explicit-constructor): reads as the sum
+  bool operator==(const exact_sum&) const = default;
+
+ private:
+  __extension__ typedef __int128 fixed_t;
+  fixed_t fixed_ = 0;
+  bool nan_ = false;
+};
+
 /// How well a pass-rate prediction matched the outcomes it predicted, summed over the
 /// samples of finished groups: the Brier score (p - y)^2 and the log loss
 /// -(y log p + (1 - y) log(1 - p)) per sample, p clamped to [1e-6, 1 - 1e-6].
 struct calibration_sums {
-  double brier = 0;     ///< Sum over samples of (p - y)^2.
-  double log_loss = 0;  ///< Sum over samples of the log loss.
+  exact_sum brier;     ///< Sum over samples of (p - y)^2.
+  exact_sum log_loss;  ///< Sum over samples of the log loss.
   uint64_t samples = 0;
   uint32_t prompts = 0;
   /// Adds a prompt predicted at p whose group drew n samples with k successes.
@@ -32,7 +48,7 @@ struct step_summary {
   uint64_t tokens = 0;             ///< Generated tokens (whole pools).
   uint64_t kept_samples = 0;       ///< Samples the learner trains on.
   uint32_t max_samples = 0;        ///< Largest pool of one prompt.
-  double first_round_sum = 0;      ///< Sum of first-round mean rewards (real_reward).
+  exact_sum first_round_sum;        ///< Sum of first-round mean rewards (real_reward).
   std::array<uint32_t, exit_kinds> exits{};         ///< Count per exit_kind.
   std::array<uint64_t, exit_kinds> exit_samples{};  ///< Samples drawn per exit_kind.
   std::vector<uint32_t> rounds;    ///< rounds[r] = groups that used r rounds.
@@ -52,7 +68,7 @@ struct step_summary {
   calibration_sums ema_fit_first_seen;
   /// Reliability curve of the prior: per bin of predicted p (as rate_prompts), the sum
   /// of predictions and of successes over samples, and the samples.
-  std::array<double, rate_bins> reliability_predicted{};
+  std::array<exact_sum, rate_bins> reliability_predicted{};
   std::array<double, rate_bins> reliability_observed{};
   std::array<uint64_t, rate_bins> reliability_samples{};
 

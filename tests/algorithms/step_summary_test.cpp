@@ -122,10 +122,14 @@ TEST(StepSummaryTest, CalibrationAndRewardSumsDoNotDependOnTheOrderOfTheGroups) 
   EXPECT_EQ(a.ema_fit_first_seen.log_loss, b.ema_fit_first_seen.log_loss);
   EXPECT_EQ(a.reliability_predicted, b.reliability_predicted);
   EXPECT_EQ(a.first_round_sum, b.first_round_sum);
-  // And the rounding that buys it is invisible at the figures' precision.
+  // And the fixed point that buys it is invisible at the figures' precision.
   double brier = 0;
   for (const auto& q : prompts) brier += q.k * (1 - q.p) * (1 - q.p) + (q.n - q.k) * q.p * q.p;
-  EXPECT_NEAR(a.prior_fit.brier, brier, 1e-6);
+  EXPECT_NEAR(a.prior_fit.brier, brier, 1e-9);
+  exact_sum broken;
+  broken.add(1.0);
+  broken.add(std::nan(""));
+  EXPECT_TRUE(std::isnan(double(broken)));  // a NaN prediction shows, never vanishes
 }
 
 }  // namespace
