@@ -72,6 +72,16 @@ bool holds_a_run(const std::string& out) {
   return std::filesystem::file_size(out + "/metrics.jsonl", ec) > 0 && !ec;
 }
 
+/// The command that runs this run again: its config and overrides, and with `resume`
+/// --resume OUT (and --resume-force when this one had it).
+std::string again_line(const run_args& a, const pipeline_config& c, bool resume) {
+  std::vector<std::string> again{"adarl", "run", a.file};
+  again.insert(again.end(), a.overrides.begin(), a.overrides.end());
+  if (resume) again.insert(again.end(), {"--resume", c.out});
+  if (resume && a.resume_force) again.push_back("--resume-force");
+  return shell_line(again);
+}
+
 /// A stop (SIGINT, SIGTERM) before the pipeline trained: says where (`what`), what was
 /// kept and the command to go on with; the exit status of an interrupted run.
 int stopped_before_training(const run_args& a, const pipeline_config& c,
@@ -81,11 +91,7 @@ int stopped_before_training(const run_args& a, const pipeline_config& c,
             << "\nrun: " << (kept ? c.out + " keeps the steps and checkpoints it held"
                                   : std::string("no step was trained; nothing to resume"))
             << "\n";
-  std::vector<std::string> again{"adarl", "run", a.file};
-  again.insert(again.end(), a.overrides.begin(), a.overrides.end());
-  if (kept) again.insert(again.end(), {"--resume", c.out});
-  if (kept && a.resume_force) again.push_back("--resume-force");
-  std::cout << "continue with: " << shell_line(again) << std::endl;
+  std::cout << "continue with: " << again_line(a, c, kept) << std::endl;
   if (log) log->info("run stopped before training: {}", what);
   return 130;
 }
@@ -355,15 +361,17 @@ int run_command(const run_args& a) {
     return stopped_before_training(a, c, "stopped while waiting for " + *waited, watchers->log);
   if (!r) {
     std::cerr << "run: " << r.err().message << "\n";
+    // A failure after a complete checkpoint (a full disk, a lost worker): the way on.
+    if (resolve_checkpoint(c.out))
+      std::cerr << "run: once the cause is fixed, continue with: " << again_line(a, c, true)
+                << "\n";
     watchers->log->info("run failed: {}", r.err().message);  // the file's last word
     return 1;
   }
   const int status = finish_run(c, *r, *watchers, seconds_since(started));
   if (status != 0) return status;
   if (!r->interrupted) return 0;
-  std::string again = "adarl run " + shell_word(a.file);
-  for (const auto& o2 : a.overrides) again += " " + shell_word(o2);
-  std::cout << "continue with: " << again << " --resume " << shell_word(c.out) << "\n";
+  std::cout << "continue with: " << again_line(a, c, true) << "\n";
   return interrupted_exit;
 }
 

@@ -4,8 +4,9 @@
 # - `ulimit -f` (RLIMIT_FSIZE; SIGXFSZ is not ignored here: adarl must do it itself) on a
 #   deterministic run with a tiny transformer: metrics.jsonl outgrows the limit mid-run;
 #   exit 1 naming the file and "File too large", no partial checkpoint left, the last
-#   complete checkpoint named and complete, metrics.jsonl whole lines only; --resume with
-#   the limit lifted writes what the uninterrupted run wrote (metrics, evaluations and
+#   complete checkpoint named and complete, metrics.jsonl whole lines only; the printed
+#   "continue with" command (--resume), followed with the limit lifted, writes what the
+#   uninterrupted run wrote (metrics, evaluations and
 #   checkpoint bytes);
 # - report.html that cannot be written (a directory in its place): exit 1 naming it, the
 #   closing line naming the checkpoint written and the summary not listing the page;
@@ -52,7 +53,10 @@ for i, line in enumerate(lines[:-1]):
 print("c/metrics.jsonl: %d whole lines, then the limit" % (len(lines) - 1))
 ' c/metrics.jsonl || fail "c/metrics.jsonl is torn"
 echo "past the limit: exit 1, $(basename "$kept") kept, no partial files"
-"$adarl" run "$config" "$@" --resume c > r.out 2> r.err || { show r; fail "the resume failed"; }
+# The command the failure printed, followed as printed.
+again=$(sed -n 's/^run: once the cause is fixed, continue with: adarl //p' c.err)
+[ -n "$again" ] || { show c; fail "no command to continue with"; }
+eval "\"\$adarl\" $again" > r.out 2> r.err || { show r; fail "the resume failed: $again"; }
 grep -q "^run: resuming from $kept into c" r.out || { show r; fail "did not resume from $kept"; }
 python3 "$src/tests/cli/compare_runs.py" a c $files || fail "the resumed run differs"
 
