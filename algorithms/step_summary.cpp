@@ -4,20 +4,24 @@
 #include <cmath>
 
 namespace adarl {
+namespace {
+
+constexpr double fixed_scale = 18446744073709551616.0;  // 2^64: one unit of exact_sum
+
+}  // namespace
 
 void exact_sum::add(double term) {
-  constexpr double scale = 18446744073709551616.0;  // 2^64
-  constexpr double limit = 4.0e18;                  // |term| * 2^64 stays below 2^126
+  constexpr double limit = 4.0e18;  // |term| * 2^64 stays below 2^126
   if (std::isnan(term)) {  // a broken prediction shows in the figure, never vanishes
     nan_ = true;
     return;
   }
-  fixed_ += static_cast<fixed_t>(std::clamp(term, -limit, limit) * scale);
+  fixed_ += static_cast<fixed_t>(std::clamp(term, -limit, limit) * fixed_scale);
 }
 
 exact_sum::operator double() const {
   if (nan_) return std::nan("");
-  return static_cast<double>(fixed_) / 18446744073709551616.0;
+  return static_cast<double>(fixed_) / fixed_scale;
 }
 
 void step_summary::add(const finished_group& g) {

@@ -48,7 +48,7 @@ struct step_summary {
   uint64_t tokens = 0;             ///< Generated tokens (whole pools).
   uint64_t kept_samples = 0;       ///< Samples the learner trains on.
   uint32_t max_samples = 0;        ///< Largest pool of one prompt.
-  exact_sum first_round_sum;        ///< Sum of first-round mean rewards (real_reward).
+  exact_sum first_round_sum;       ///< Sum of first-round mean rewards (real_reward).
   std::array<uint32_t, exit_kinds> exits{};         ///< Count per exit_kind.
   std::array<uint64_t, exit_kinds> exit_samples{};  ///< Samples drawn per exit_kind.
   std::vector<uint32_t> rounds;    ///< rounds[r] = groups that used r rounds.

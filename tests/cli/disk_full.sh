@@ -6,8 +6,7 @@
 #   exit 1 naming the file and "File too large", no partial checkpoint left, the last
 #   complete checkpoint named and complete, metrics.jsonl whole lines only; the printed
 #   "continue with" command (--resume), followed with the limit lifted, writes what the
-#   uninterrupted run wrote (metrics, evaluations and
-#   checkpoint bytes);
+#   uninterrupted run wrote (metrics, evaluations and checkpoint bytes);
 # - report.html that cannot be written (a directory in its place): exit 1 naming it, the
 #   closing line naming the checkpoint written and the summary not listing the page;
 # - the log file on a full disk (a link to /dev/full; skipped without one): exit 1 naming
