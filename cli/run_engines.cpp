@@ -16,16 +16,16 @@ namespace adarl {
 result<std::string> base_checkpoint(const pipeline_config& c, std::ostream& log,
                                     const std::atomic<bool>* stop) {
   if (!c.policy.base_checkpoint.empty()) return c.policy.base_checkpoint;
-  const std::string dir = cache_dir("sft") + "/" + sft_cache_key(c);
-  if (read_checkpoint_meta(dir)) {
-    log << "run: SFT warm start from the cache " << dir << "\n";
-    return dir;
-  }
   // The run's own training split only: a held-out item trained on here would make every
   // held-out figure of the run meaningless.
   auto items = sft_items(c);
   if (!items) return items.err();
   if (items->empty()) return error{"sft: no training items"};
+  const std::string dir = cache_dir("sft") + "/" + sft_cache_key(c, *items);
+  if (read_checkpoint_meta(dir)) {
+    log << "run: SFT warm start from the cache " << dir << "\n";
+    return dir;
+  }
   sft_job_config s;
   s.items = std::move(*items);
   s.model = c.policy.model;

@@ -140,7 +140,18 @@ result<bool> check_sft_items(const pipeline_config& c) {
   return true;
 }
 
-std::string sft_cache_key(const pipeline_config& c) {
+uint64_t items_hash(const std::vector<task_item>& items) {
+  uint64_t h = 0x6974656d73ull;  // "items"
+  for (const auto& item : items)
+    for (const std::string* text : {&item.id, &item.prompt, &item.answer, &item.verifier,
+                                    &item.tests}) {
+      h = mix_keys(h, text->size());  // the length first: text moved between fields shows
+      for (char ch : *text) h = mix_keys(h, uint64_t(uint8_t(ch)));
+    }
+  return h;
+}
+
+std::string sft_cache_key(const pipeline_config& c, const std::vector<task_item>& items) {
   std::ostringstream s;
   const auto& m = c.policy.model;
   const auto& p = c.policy;
@@ -153,6 +164,9 @@ std::string sft_cache_key(const pipeline_config& c) {
     << ' ' << c.seed;
   uint64_t h = 0x9e3779b97f4a7c15ull;
   for (char ch : s.str()) h = mix_keys(h, uint64_t(uint8_t(ch)));
+  // An edited dataset (same path, same counts) must not reuse a warm start trained on
+  // its earlier lines.
+  h = mix_keys(h, items_hash(items));
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
   return buf;

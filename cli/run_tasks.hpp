@@ -64,9 +64,14 @@ result<prompt_table_ptr> load_run_prompts(const pipeline_config& c);
 /// second for Qwen's tokenizer.json). Errors name model.path and the file.
 result<std::shared_ptr<const text_codec>> run_codec(const pipeline_config& c);
 
+/// A hash of what scoring and training read of each item (id, prompt, answer, verifier,
+/// tests), in order: equal for equal items. Pure; O(total text).
+uint64_t items_hash(const std::vector<task_item>& items);
+
 /// A short hexadecimal key of everything the SFT warm start depends on (model shape,
-/// tasks and, for a dataset, its split, SFT settings, seed): runs with equal keys share
+/// tasks and, for a dataset, its split, SFT settings, seed, and the id, prompt and answer
+/// of each of `items`, the warm start's items: sft_items(c)): runs with equal keys share
 /// the cached base checkpoint.
-std::string sft_cache_key(const pipeline_config& c);
+std::string sft_cache_key(const pipeline_config& c, const std::vector<task_item>& items);
 
 }  // namespace adarl

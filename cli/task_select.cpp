@@ -69,7 +69,8 @@ std::string select_cache_key(const std::string& policy, const select_pool& pool,
   s << "select-v1|" << policy << '|' << pool.source << '|' << pool.split << '|' << pool.seed
     << '|' << pool.count << '|';
   for (double m : pool.difficulty_mix) s << m << ' ';
-  s << '|' << pool.sampling << '|' << w.k << ' ' << w.min_correct << ' ' << w.max_correct;
+  s << '|' << pool.sampling << '|' << w.k << ' ' << w.min_correct << ' ' << w.max_correct
+    << '|' << pool.items;
   uint64_t h = 0x9e3779b97f4a7c15ull;
   for (char ch : s.str()) h = mix_keys(h, uint64_t(uint8_t(ch)));
   char buf[17];

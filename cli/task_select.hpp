@@ -49,6 +49,8 @@ struct select_pool {
   uint32_t count = 0;         ///< Candidates.
   std::vector<double> difficulty_mix;
   std::string sampling;       ///< Temperature, top_p, max_new_tokens, prompt format, seed.
+  uint64_t items = 0;         ///< items_hash of the candidates (an edited file, other
+                              ///< tasks.fields or template: another selection).
 };
 
 /// A hexadecimal key of everything a selection depends on: the policy's identity (e.g.

@@ -161,6 +161,7 @@ result<selection> select_prompts(const pipeline_config& c, const select_job& job
   }
   select_pool pool = job.describe;
   pool.sampling = sampling_text(c);
+  pool.items = items_hash(job.pool);
   const std::string key = select_cache_key(identity, pool, job.window);
   const std::string dir = job.cache_root.empty() ? "" : job.cache_root + "/" + key;
   if (!dir.empty() && std::filesystem::exists(dir + "/selection.json")) {

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli/commands.hpp"
@@ -119,14 +120,84 @@ constexpr const char* kDatasetSchema =
     "string, \"task\": string, \"verifier\": string, \"tests\"?: string|object|array, "
     "\"difficulty\"?: 1..5} (docs/datasets.md)";
 
-int run_check(const std::string& input, std::ostream& out, std::ostream& err) {
+/// `--field TASK_FIELD=COLUMN` (repeated), `--verifier`, `--prompt-template`: a dataset
+/// as published (tasks/dataset.hpp, dataset_format), as tasks.fields etc. in a config.
+struct format_options {
+  std::vector<std::string> fields;
+  std::string verifier, prompt_template;
+
+  void add_to(CLI::App& command) {
+    command.add_option("--field", fields,
+                       "TASK_FIELD=COLUMN: read a task field from another column, e.g. "
+                       "prompt=problem (repeat for each; as tasks.fields)");
+    command.add_option("--verifier", verifier,
+                       "verifier of lines without a verifier column (as tasks.verifier)");
+    command.add_option("--prompt-template", prompt_template,
+                       "the prompt as text around {prompt} (as tasks.prompt_template)");
+  }
+
+  /// The format, or the problem with the options.
+  result<dataset_format> format() const {
+    dataset_format f{{}, verifier, prompt_template};
+    for (const auto& field : fields) {
+      const auto eq = field.find('=');
+      if (eq == std::string::npos || eq == 0)
+        return error{"--field: expected TASK_FIELD=COLUMN, got \"" + field + "\""};
+      const std::string name = field.substr(0, eq);
+      if (f.columns.count(name)) return error{"--field: " + name + " is given twice"};
+      f.columns[name] = field.substr(eq + 1);
+    }
+    if (auto bad = check_dataset_format(f, "--field"); !bad.empty()) {
+      if (bad.rfind("prompt_template", 0) == 0) bad = "--prompt-" + bad.substr(7);
+      return error{bad};
+    }
+    return f;
+  }
+};
+
+/// `'text'` cut to about 60 characters, on one line, for the mapping report.
+std::string excerpt(const std::string& text) {
+  std::string s = text.size() > 60 ? text.substr(0, 57) + "..." : text;
+  for (char& ch : s)
+    if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
+  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+/// What a non-plain format made of the file: where each field came from, how the answers
+/// were found, and the first item as a run will see it.
+void report_mapping(const std::string& input, const dataset_format& f,
+                    const dataset_mapping_counts& n, const std::vector<task_item>& items,
+                    std::ostream& out) {
+  out << input << ": mapped:";
+  for (const auto& name : dataset_field_names())
+    if (const auto it = f.columns.find(name); it != f.columns.end())
+      out << " " << name << " <- column \"" << it->second << "\";";
+  if (!f.prompt_template.empty()) out << " prompt through the template;";
+  out << " answers: " << n.answers_boxed << " from \\boxed{}, " << n.answers_hashes
+      << " after ####, " << n.answers_whole << " as written";
+  if (n.ids_from_lines) out << "; " << n.ids_from_lines << " ids from line numbers";
+  if (n.default_verifier)
+    out << "; " << n.default_verifier << " items take verifier \"" << f.verifier << "\"";
+  out << "\n";
+  if (items.empty()) return;
+  const auto& first = items.front();
+  out << input << ": first item: id " << excerpt(first.id) << ", prompt "
+      << excerpt(first.prompt) << ", answer " << excerpt(first.answer) << ", verifier "
+      << excerpt(first.verifier) << "\n";
+}
+
+int run_check(const std::string& input, const dataset_format& format, std::ostream& out,
+              std::ostream& err) {
   const auto registry = verifier_registry::with_builtins();
   std::vector<uint32_t> lines;
-  const auto items = load_dataset(input, &registry, &lines);
+  dataset_mapping_counts mapping;
+  const auto items = load_dataset(input, &registry, &lines, format, &mapping);
   if (!items) {
-    err << items.err().message << "\n" << kDatasetSchema << "\n";
+    err << items.err().message << "\n";
+    if (format.plain()) err << kDatasetSchema << "\n";
     return 2;
   }
+  if (!format.plain()) report_mapping(input, format, mapping, *items, out);
   // A reference its verifier cannot use would score 0 on every completion (issue 22).
   if (const auto unusable = find_unusable_references(*items, registry); !unusable.empty()) {
     err << describe_unusable(unusable, *items, input, lines) << "\n"
@@ -147,6 +218,7 @@ int run_check(const std::string& input, std::ostream& out, std::ostream& err) {
 /// What `adarl tasks verify` was given.
 struct verify_options {
   std::string input, dataset, completions;
+  format_options mapping;  ///< How --dataset's lines are read.
 };
 
 /// The requests named by the options; an error message (exit 2) otherwise.
@@ -155,12 +227,17 @@ result<std::vector<verify_request>> verify_input(const verify_options& o,
   if (!o.dataset.empty() || !o.completions.empty()) {
     if (o.dataset.empty() || o.completions.empty() || !o.input.empty())
       return error{"--dataset and --completions go together, without --input"};
-    auto items = load_dataset(o.dataset, &registry);
+    auto format = o.mapping.format();
+    if (!format) return format.err();
+    auto items = load_dataset(o.dataset, &registry, nullptr, *format);
     if (!items) return error{items.err().message + "\n" + kDatasetSchema};
     std::ifstream file(o.completions);
     if (!file) return error{o.completions + ": cannot open the file"};
     return read_completions(file, o.completions, *items);
   }
+  if (!o.mapping.fields.empty() || !o.mapping.verifier.empty() ||
+      !o.mapping.prompt_template.empty())
+    return error{"--field, --verifier and --prompt-template read the lines of --dataset"};
   if (o.input.empty() || o.input == "-") return read_verify_requests(std::cin, "<stdin>", registry);
   std::ifstream file(o.input);
   if (!file) return error{o.input + ": cannot open the file"};
@@ -204,7 +281,9 @@ void add_check(CLI::App& tasks, int& exit_code) {
       "use (exit 2), or count items per task");
   check->add_option("file", *positional, "JSONL dataset file (or --input)");
   check->add_option("--input", *input, "JSONL dataset file");
-  check->callback([input, positional, &exit_code] {
+  auto mapping = std::make_shared<format_options>();
+  mapping->add_to(*check);
+  check->callback([input, positional, mapping, &exit_code] {
     if (!input->empty() && !positional->empty() && *input != *positional) {
       std::cerr << "adarl tasks check: give the file once (FILE or --input), got \""
                 << *positional << "\" and \"" << *input << "\"\n";
@@ -217,7 +296,13 @@ void add_check(CLI::App& tasks, int& exit_code) {
       exit_code = 2;
       return;
     }
-    exit_code = run_check(file, std::cout, std::cerr);
+    const auto format = mapping->format();
+    if (!format) {
+      std::cerr << "adarl tasks check: " << format.err().message << "\n";
+      exit_code = 2;
+      return;
+    }
+    exit_code = run_check(file, *format, std::cout, std::cerr);
   });
 }
 
@@ -232,6 +317,7 @@ void add_verify(CLI::App& tasks, int& exit_code) {
   verify->add_option("--dataset", v->dataset, "a dataset, with --completions");
   verify->add_option("--completions", v->completions,
                      "JSONL of {\"id\", \"completion\"} naming items of --dataset");
+  v->mapping.add_to(*verify);
   verify->callback([v, &exit_code] { exit_code = run_verify(*v, std::cout, std::cerr); });
 }
 

@@ -18,6 +18,7 @@
 #include "config/config_reader.hpp"
 #include "config/sim_reader.hpp"
 #include "config/strategy_reader.hpp"
+#include "tasks/dataset.hpp"
 #include "tasks/suites.hpp"
 
 #include "config/number_text.hpp"
@@ -214,6 +215,24 @@ void read_tasks(config_map m, tasks_section& c) {
     m.get("prompt_format", c.prompt_format);
     if (!parse_prompt_format(c.prompt_format))
       m.fail("prompt_format", "expected plain or boxed, got \"" + c.prompt_format + "\"");
+  }
+  // A dataset as published: which column holds each task field (tasks/dataset.hpp).
+  if (m.has("fields")) {
+    auto fields = m.child("fields");
+    for (const auto& name : dataset_field_names())
+      if (fields.has(name)) fields.get(name, c.fields[name]);
+    fields.finish();
+  }
+  // Recorded only when given (as prompt_format above).
+  if (m.has("verifier")) m.get("verifier", c.verifier);
+  if (m.has("prompt_template")) m.get("prompt_template", c.prompt_template);
+  const dataset_format format{c.fields, c.verifier, c.prompt_template};
+  if (!format.plain() && c.dataset.empty()) {
+    for (const char* key : {"fields", "verifier", "prompt_template"})
+      if (m.has(key)) m.fail(key, "read a dataset's lines: set tasks.dataset too");
+  } else if (const auto bad = check_dataset_format(format, "fields"); !bad.empty()) {
+    const size_t colon = bad.find(": ");
+    m.fail(bad.substr(0, colon), bad.substr(colon + 2));
   }
   if (c.dataset.empty()) {
     const auto names = suite_names();

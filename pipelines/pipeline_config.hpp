@@ -51,6 +51,10 @@ struct tasks_section {
   uint32_t held_out = 128;         ///< Held-out prompts (evaluation only).
   std::vector<double> difficulty_mix{1, 1, 1, 1, 1};  ///< Weights of levels 1..5.
   std::string prompt_format = "plain";  ///< plain or boxed (models/text_codec.hpp).
+  // A dataset as published (tasks/dataset.hpp, dataset_format); all empty = adarl's own.
+  std::map<std::string, std::string> fields;  ///< `fields`: task field -> column.
+  std::string verifier;         ///< For lines without a verifier column.
+  std::string prompt_template;  ///< "" or text with "{prompt}".
 };
 
 /// `actors.remote_verifiers:` - verifier workers on other machines (`adarl worker

@@ -23,7 +23,8 @@ result<task_set> config_tasks(const pipeline_config& c, const verifier_registry*
     // Unusable references (a solution without a readable answer, python tests not in
     // the cases format) would score 0 forever: refused here, naming FILE:LINE.
     std::vector<uint32_t> lines;
-    auto items = load_checked_dataset(t.dataset, known ? *known : builtins, &lines);
+    const dataset_format format{t.fields, t.verifier, t.prompt_template};
+    auto items = load_checked_dataset(t.dataset, known ? *known : builtins, &lines, format);
     if (!items) return items.err();
     for (size_t i = 0; i < items->size() && i < lines.size(); ++i)
       out.origin[(*items)[i].id] = t.dataset + ":" + std::to_string(lines[i]);

@@ -44,7 +44,8 @@ inline constexpr uint64_t held_out_key = 0x48454c44'4f555431ull;  // "HELDOUT1"
 /// first, at most half). Dataset items must name a verifier of `known` (null: the
 /// built-in ones) that can use their reference (load_checked_dataset). Deterministic in
 /// config.seed; O(items). Errors: an unknown suite, a dataset problem or an unusable
-/// reference (naming the file and line); no items is not an error here.
+/// reference (naming the file and line); no items is not an error here. tasks.fields,
+/// tasks.verifier and tasks.prompt_template read a dataset as published (dataset_format).
 result<task_set> config_tasks(const pipeline_config& config,
                               const verifier_registry* known = nullptr);
 

@@ -1,7 +1,10 @@
 #include "tasks/jsonl_text.hpp"
 #include "tasks/dataset.hpp"
 #include "tasks/atomic_file.hpp"
+#include "tasks/math_extract.hpp"
+#include "tasks/text.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -14,8 +17,9 @@ namespace {
 
 using nlohmann::json;
 
-
 using problems = line_problems;
+
+constexpr std::string_view prompt_slot = "{prompt}";
 
 std::string field(const char* key) {
   return std::string("field \"") + key + "\": ";
@@ -69,12 +73,105 @@ bool read_item(const json& j, uint32_t line, const verifier_registry* registry,
   return ok;
 }
 
+/// The column a non-plain format reads task field `name` from.
+const std::string& column_of(const dataset_format& f, const std::string& name) {
+  const auto it = f.columns.find(name);
+  return it == f.columns.end() ? name : it->second;
+}
+
+/// The line's columns under adarl's own field names, with the defaults of
+/// dataset_format filled in (counted in `counts`).
+json remapped(const json& j, const dataset_format& f, uint32_t line,
+              dataset_mapping_counts& counts) {
+  json out = json::object();
+  for (const auto& name : dataset_field_names())
+    if (const auto it = j.find(column_of(f, name)); it != j.end() && !it->is_null())
+      out[name] = *it;
+  if (!out.contains("id") && !f.columns.count("id")) {
+    out["id"] = "line-" + std::to_string(line);
+    ++counts.ids_from_lines;
+  }
+  for (const char* optional : {"task", "answer"})
+    if (!out.contains(optional) && !f.columns.count(optional)) out[optional] = "";
+  if (!out.contains("verifier") && !f.verifier.empty()) {
+    out["verifier"] = f.verifier;
+    ++counts.default_verifier;
+  }
+  if (const auto a = out.find("answer"); a != out.end() && a->is_number()) *a = a->dump();
+  return out;
+}
+
+/// The answer a reference states (dataset_format), counted by how it was found.
+std::string stated_answer(const std::string& reference, dataset_mapping_counts& counts) {
+  if (const auto boxed = extract_math_answer(reference, extraction::boxed)) {
+    ++counts.answers_boxed;
+    return std::string(*boxed);
+  }
+  if (const auto hashes = extract_math_answer(reference, extraction::hashes)) {
+    ++counts.answers_hashes;
+    return std::string(trim_blanks(*hashes));
+  }
+  ++counts.answers_whole;
+  return std::string(trim_blanks(reference));
+}
+
+/// Problems of a mapped line name the file's column: `field "prompt"` becomes
+/// `column "problem" (mapped to prompt)`.
+std::string named_by_column(std::string message, const dataset_format& f) {
+  for (const auto& [name, column] : f.columns) {
+    const std::string from = "field \"" + name + "\"";
+    if (const auto at = message.find(from); at != std::string::npos)
+      message.replace(at, from.size(),
+                      "column " + json(column).dump(-1, ' ', false,
+                                                    json::error_handler_t::replace) +
+                          " (mapped to " + name + ")");
+  }
+  return message;
+}
+
 }  // namespace
+
+const std::vector<std::string>& dataset_field_names() {
+  static const std::vector<std::string> names{"id",       "prompt", "answer",    "task",
+                                              "verifier", "tests",  "difficulty"};
+  return names;
+}
+
+std::string check_dataset_format(const dataset_format& f, const std::string& key) {
+  const auto& names = dataset_field_names();
+  std::map<std::string, std::string> field_of_column;
+  for (const auto& [name, column] : f.columns) {
+    if (std::find(names.begin(), names.end(), name) == names.end())
+      return key + ": unknown task field \"" + name +
+             "\" (known: id, prompt, answer, task, verifier, tests, difficulty)";
+    if (column.empty()) return key + "." + name + ": expected a column name, got \"\"";
+    if (const auto [it, fresh] = field_of_column.emplace(column, name); !fresh)
+      return key + ": " + it->second + " and " + name + " both read column \"" + column +
+             "\"";
+  }
+  if (!f.prompt_template.empty()) {
+    const auto first = f.prompt_template.find(prompt_slot);
+    if (first == std::string::npos ||
+        f.prompt_template.find(prompt_slot, first + 1) != std::string::npos)
+      return "prompt_template: expected \"{prompt}\" once in the template, got \"" +
+             f.prompt_template + "\"";
+  }
+  return "";
+}
 
 result<std::vector<task_item>> load_dataset(std::istream& in, const std::string& name,
                                             const verifier_registry* registry,
-                                            std::vector<uint32_t>* lines) {
+                                            std::vector<uint32_t>* lines,
+                                            const dataset_format& format,
+                                            dataset_mapping_counts* counts_out) {
   if (lines) lines->clear();
+  if (const auto bad = check_dataset_format(format, "fields"); !bad.empty())
+    return error{name + ": " + bad};
+  if (registry && !format.verifier.empty())
+    if (auto found = registry->find(format.verifier); !found)
+      return error{name + ": the verifier for lines without one: " + found.err().message};
+  const bool mapped = !format.plain();
+  dataset_mapping_counts counts;
   problems p{name, max_dataset_errors, {}};
   std::vector<task_item> items;
   std::unordered_map<std::string, uint32_t> first_line;  // id -> line
@@ -83,10 +180,14 @@ result<std::vector<task_item>> load_dataset(std::istream& in, const std::string&
   while (!p.full() && std::getline(in, text)) {
     ++line;
     if (blank_line(text)) continue;
-    const auto j = json_object_line(text, line, p);
+    auto j = json_object_line(text, line, p);
     if (!j) continue;
+    if (mapped) j = remapped(*j, format, line, counts);
     task_item item;
-    const bool ok = read_item(*j, line, registry, p, item);
+    problems found{name, max_dataset_errors, {}};
+    const bool ok = read_item(*j, line, registry, found, item);
+    for (auto& problem : found.lines)
+      if (!p.full()) p.lines.push_back(mapped ? named_by_column(problem, format) : problem);
     if (!item.id.empty()) {
       const auto [it, fresh] = first_line.emplace(item.id, line);
       if (!fresh) {
@@ -95,6 +196,15 @@ result<std::vector<task_item>> load_dataset(std::istream& in, const std::string&
                   ": duplicate (first on line " + std::to_string(it->second) + ")");
         continue;
       }
+    }
+    if (ok && mapped) {
+      if (!format.prompt_template.empty()) {
+        std::string prompt = format.prompt_template;
+        prompt.replace(prompt.find(prompt_slot), prompt_slot.size(), item.prompt);
+        item.prompt = std::move(prompt);
+      }
+      if (item.verifier != "python" && item.verifier != "expr")
+        item.answer = stated_answer(item.answer, counts);
     }
     if (ok) {
       items.push_back(std::move(item));
@@ -107,16 +217,19 @@ result<std::vector<task_item>> load_dataset(std::istream& in, const std::string&
                       " problems");
   if (p.lines.empty() && items.empty())
     p.lines.push_back(name + ": no items (the file is empty)");
+  if (counts_out) *counts_out = counts;
   if (p.lines.empty()) return items;
   return p.joined();
 }
 
 result<std::vector<task_item>> load_dataset(const std::string& path,
                                             const verifier_registry* registry,
-                                            std::vector<uint32_t>* lines) {
+                                            std::vector<uint32_t>* lines,
+                                            const dataset_format& format,
+                                            dataset_mapping_counts* counts) {
   std::ifstream file(path);
   if (!file) return error{path + ": cannot open the file"};
-  return load_dataset(file, path, registry, lines);
+  return load_dataset(file, path, registry, lines, format, counts);
 }
 
 std::string to_jsonl(const task_item& item) {

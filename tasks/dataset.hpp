@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <istream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -15,29 +16,80 @@ namespace adarl {
 /// Most problems load_dataset reports before it stops reading.
 inline constexpr std::size_t max_dataset_errors = 20;
 
+/// How the lines of a dataset as people publish it (`{"problem", "solution"}`,
+/// `{"question", "answer": "... #### 42"}`) become tasks: the run config's
+/// `tasks.fields`, `tasks.verifier` and `tasks.prompt_template`, or `adarl tasks check
+/// --field --verifier --prompt-template` (docs/datasets.md "Datasets as published").
+/// When any of them is set (not plain()), a line is read as follows:
+/// - each task field (dataset_field_names) comes from the column `columns` names for it,
+///   else from the column of its own name;
+/// - `id` may be absent unless mapped: the item is then "line-N" (N its line number);
+///   `task` and `answer` likewise ("" when absent); `verifier` absent takes `verifier`
+///   (an error when that is empty too); an `answer` that is a JSON number is taken as
+///   its text;
+/// - the answer a reference states is taken out of it for every verifier but python
+///   and expr (whose references are programs and expressions): the last `\boxed{}` /
+///   `\fbox{}`, else the line after the last `####`, else the whole text trimmed
+///   (math_extract.hpp: extract_math_answer);
+/// - `prompt_template`, when set, holds "{prompt}" once: the prompt is that text with
+///   the prompt column in its place.
+/// Problems with a mapped field name its column: `column "problem" (mapped to prompt):
+/// missing`.
+struct dataset_format {
+  std::map<std::string, std::string> columns;  ///< task field -> the file's column.
+  std::string verifier;         ///< For lines without a verifier ("" = they need one).
+  std::string prompt_template;  ///< "" (the prompt as it is) or text with "{prompt}".
+  /// True when nothing is set: the file is in adarl's own format (below).
+  bool plain() const { return columns.empty() && verifier.empty() && prompt_template.empty(); }
+};
+
+/// The task fields a dataset_format may map: id, prompt, answer, task, verifier, tests,
+/// difficulty.
+const std::vector<std::string>& dataset_field_names();
+
+/// A problem with `format` itself (an unknown task field, two fields from one column, a
+/// template without "{prompt}" or with it twice), "" when none. `key` names the setting
+/// in messages ("tasks.fields" in a config, "--field" on a command line). Pure.
+std::string check_dataset_format(const dataset_format& format, const std::string& key);
+
+/// How a non-plain format read the items of one file (for `adarl tasks check`).
+struct dataset_mapping_counts {
+  std::size_t answers_boxed = 0;     ///< Answer taken from a `\boxed{}` / `\fbox{}`.
+  std::size_t answers_hashes = 0;    ///< Answer taken after `####`.
+  std::size_t answers_whole = 0;     ///< The answer column as it is (trimmed).
+  std::size_t ids_from_lines = 0;    ///< Items named "line-N".
+  std::size_t default_verifier = 0;  ///< Items that took dataset_format::verifier.
+};
+
 /// Reads a JSONL dataset, one task per line:
 /// `{"id","prompt","answer","task","verifier"}` (strings; id, prompt and verifier
 /// non-empty), optional "tests" (a string, or a JSON object or array stored re-serialized
 /// as compact JSON) and "difficulty" (an integer from 1 to 5); null counts as absent,
 /// other fields are ignored, empty lines are skipped; a line nested deeper than
-/// max_json_depth (tasks/jsonl_text.hpp) is not valid JSON.
+/// max_json_depth (tasks/jsonl_text.hpp) is not valid JSON. A non-plain `format` reads
+/// other columns (dataset_format); `counts`, when given, receives how it read them.
 /// Fails with every problem found (up to max_dataset_errors, one per line of the
 /// message), each naming FILE:LINE and the field:
 ///   `data.jsonl:12: field "prompt": expected a string, got 5`
 ///   `data.jsonl:15: id "q3": duplicate (first on line 3)`
 ///   `data.jsonl:16: field "verifier": unknown verifier "mth" (known: expr, ...)`
 /// (the last only when `registry` is given). A file that cannot be opened or holds no
-/// items is an error too. When `lines` is given, it receives the line number of each
+/// items is an error too, as is a format check_dataset_format refuses or whose verifier
+/// `registry` does not know. When `lines` is given, it receives the line number of each
 /// item (for messages about items, e.g. tasks/reference_check.hpp). Blocks on file I/O;
 /// O(file size).
 result<std::vector<task_item>> load_dataset(const std::string& path,
                                             const verifier_registry* registry = nullptr,
-                                            std::vector<uint32_t>* lines = nullptr);
+                                            std::vector<uint32_t>* lines = nullptr,
+                                            const dataset_format& format = {},
+                                            dataset_mapping_counts* counts = nullptr);
 
 /// As above, from a stream; `name` stands for the file in messages.
 result<std::vector<task_item>> load_dataset(std::istream& in, const std::string& name,
                                             const verifier_registry* registry = nullptr,
-                                            std::vector<uint32_t>* lines = nullptr);
+                                            std::vector<uint32_t>* lines = nullptr,
+                                            const dataset_format& format = {},
+                                            dataset_mapping_counts* counts = nullptr);
 
 /// One dataset line (no newline): the five fields in order, then "tests" (as a string)
 /// when non-empty and "difficulty" when non-zero. load_dataset reads it back equal.

@@ -57,9 +57,10 @@ std::string describe_unusable(const std::vector<unusable_reference>& found,
 
 result<std::vector<task_item>> load_checked_dataset(const std::string& path,
                                                     const verifier_registry& registry,
-                                                    std::vector<uint32_t>* lines_out) {
+                                                    std::vector<uint32_t>* lines_out,
+                                                    const dataset_format& format) {
   std::vector<uint32_t> lines;
-  auto items = load_dataset(path, &registry, &lines);
+  auto items = load_dataset(path, &registry, &lines, format);
   if (!items) return items.err();
   const auto found = find_unusable_references(*items, registry);
   if (!found.empty()) return error{describe_unusable(found, *items, path, lines)};

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "algorithms/result.hpp"
+#include "tasks/dataset.hpp"
 #include "tasks/task_item.hpp"
 #include "tasks/verifier_registry.hpp"
 
@@ -36,12 +37,13 @@ std::string describe_unusable(const std::vector<unusable_reference>& found,
                               const std::vector<task_item>& items, const std::string& file,
                               const std::vector<uint32_t>& lines);
 
-/// load_dataset(path, &registry) that also refuses unusable references: the items, or an
-/// error holding load_dataset's message or describe_unusable's. For the start of a run.
-/// When `lines` is given, it receives each item's line (as load_dataset's).
-/// Blocks on file I/O; O(file size + items).
+/// load_dataset(path, &registry, lines, format) that also refuses unusable references:
+/// the items, or an error holding load_dataset's message or describe_unusable's. For the
+/// start of a run. When `lines` is given, it receives each item's line (as
+/// load_dataset's). Blocks on file I/O; O(file size + items).
 result<std::vector<task_item>> load_checked_dataset(const std::string& path,
                                                     const verifier_registry& registry,
-                                                    std::vector<uint32_t>* lines = nullptr);
+                                                    std::vector<uint32_t>* lines = nullptr,
+                                                    const dataset_format& format = {});
 
 }  // namespace adarl

@@ -194,20 +194,41 @@ TEST(RunTasksTest, ItemsTooLongForTheModelNameTheDatasetFileAndLine) {
 
 TEST(RunTasksTest, SftCacheKeyFollowsWhatTheWarmStartDependsOn) {
   auto a = small_config(), b = small_config();
-  EXPECT_EQ(sft_cache_key(a), sft_cache_key(b));
+  const std::vector<task_item> items{{"q1", "1+1=", "2", "math", "math", "", 0}};
+  const auto key = [&items](const pipeline_config& c) { return sft_cache_key(c, items); };
+  EXPECT_EQ(key(a), key(b));
   b.policy.sft_steps = 7;
-  EXPECT_NE(sft_cache_key(a), sft_cache_key(b));
+  EXPECT_NE(key(a), key(b));
   b = a;
   b.tracker.steps = 99;  // RL settings do not change the base policy
-  EXPECT_EQ(sft_cache_key(a), sft_cache_key(b));
+  EXPECT_EQ(key(a), key(b));
   b.policy.model.d_model = 64;
-  EXPECT_NE(sft_cache_key(a), sft_cache_key(b));
+  EXPECT_NE(key(a), key(b));
   // A dataset's training items depend on its split point; a suite's do not.
   b = a;
   b.tasks.held_out = 11;
-  EXPECT_EQ(sft_cache_key(a), sft_cache_key(b));
+  EXPECT_EQ(key(a), key(b));
   a.tasks.dataset = b.tasks.dataset = "d.jsonl";
-  EXPECT_NE(sft_cache_key(a), sft_cache_key(b));
+  EXPECT_NE(key(a), key(b));
+}
+
+TEST(RunTasksTest, SftCacheKeyChangesWhenTheItemsDoUnderTheSamePath) {
+  // The same file edited (or read through other tasks.fields): the warm start's items
+  // differ, so a cached warm start of the earlier items must not be reused.
+  auto c = small_config();
+  c.tasks.dataset = "d.jsonl";
+  const std::vector<task_item> before{{"q1", "1+1=", "2", "math", "math", "", 0}};
+  auto edited = before;
+  EXPECT_EQ(sft_cache_key(c, before), sft_cache_key(c, edited));
+  edited[0].answer = "3";
+  EXPECT_NE(sft_cache_key(c, before), sft_cache_key(c, edited));
+  edited = before;
+  edited[0].prompt = "1+1 =";
+  EXPECT_NE(sft_cache_key(c, before), sft_cache_key(c, edited));
+  // Text moved between fields is a different item.
+  const std::vector<task_item> moved{{"q1", "1+1=2", "", "math", "math", "", 0}};
+  const std::vector<task_item> split{{"q1", "1+1=", "2", "math", "math", "", 0}};
+  EXPECT_NE(sft_cache_key(c, moved), sft_cache_key(c, split));
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/run_tasks.hpp"
 #include "tasks/dataset.hpp"
 
 namespace adarl {
@@ -104,6 +105,13 @@ TEST(TaskSelectTest, CacheKeyChangesWithEachInput) {
   p = pool;
   p.sampling = "0.7 1 32";
   EXPECT_NE(key, select_cache_key("policy-a", p, w));
+  // Same file, same counts, other items (an edit, other tasks.fields or template).
+  p = pool;
+  p.items = items_hash({{"q1", "Q: 1+1=", "2", "", "math", "", 0}});
+  EXPECT_NE(key, select_cache_key("policy-a", p, w));
+  auto q = p;
+  q.items = items_hash({{"q1", "1+1=", "2", "", "math", "", 0}});
+  EXPECT_NE(select_cache_key("policy-a", q, w), select_cache_key("policy-a", p, w));
   EXPECT_NE(key, select_cache_key("policy-a", pool, select_window{8, 1, 5}));
   EXPECT_NE(key, select_cache_key("policy-a", pool, select_window{16, 1, 2}));
   EXPECT_NE(key, select_cache_key("policy-a", pool, select_window{16, 0, 5}));

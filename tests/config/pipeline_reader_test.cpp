@@ -385,6 +385,42 @@ TEST(PipelineReaderTest, MissingDatasetFileIsAnErrorNamingIt) {
   EXPECT_EQ(c->tasks.dataset, dataset);
 }
 
+TEST(PipelineReaderTest, DatasetFieldsVerifierAndTemplateAreReadAndChecked) {
+  const auto dataset = write_file("published.jsonl", "{}\n");
+  auto c = load_pipeline_config(
+      quickstart, {"tasks.dataset=" + dataset, "tasks.fields.prompt=problem",
+                   "tasks.fields.answer=solution", "tasks.verifier=math",
+                   "tasks.prompt_template=\"Q: {prompt}\""});
+  ASSERT_TRUE(c.ok()) << c.err().message;
+  EXPECT_EQ(c->tasks.fields,
+            (std::map<std::string, std::string>{{"answer", "solution"}, {"prompt", "problem"}}));
+  EXPECT_EQ(c->tasks.verifier, "math");
+  EXPECT_EQ(c->tasks.prompt_template, "Q: {prompt}");
+  // Not given: nothing recorded, so that configs from before these keys resume equal.
+  auto plain = load_pipeline_config(quickstart, {});
+  ASSERT_TRUE(plain.ok());
+  EXPECT_TRUE(plain->tasks.fields.empty());
+  EXPECT_EQ(c->effective.at("tasks.fields.prompt"), "problem");
+  for (const auto& [key, value] : plain->effective)
+    EXPECT_TRUE(key.rfind("tasks.fields", 0) != 0 && key != "tasks.verifier" &&
+                key != "tasks.prompt_template")
+        << key;
+  // Each problem names its key.
+  EXPECT_NE(error_of(quickstart, {"tasks.dataset=" + dataset, "tasks.fields.promt=problem"})
+                .find("tasks.fields.promt"),
+            std::string::npos);
+  EXPECT_NE(error_of(quickstart, {"tasks.dataset=" + dataset, "tasks.fields.prompt=x",
+                                  "tasks.fields.answer=x"})
+                .find("tasks.fields: answer and prompt both read column \"x\""),
+            std::string::npos);
+  EXPECT_NE(error_of(quickstart, {"tasks.dataset=" + dataset, "tasks.prompt_template=no slot"})
+                .find("tasks.prompt_template: expected \"{prompt}\" once"),
+            std::string::npos);
+  EXPECT_NE(error_of(quickstart, {"tasks.fields.prompt=problem"})
+                .find("tasks.fields: read a dataset's lines: set tasks.dataset too"),
+            std::string::npos);
+}
+
 TEST(PipelineReaderTest, FileAndOverrideSyntaxErrorsNameTheFile) {
   const auto missing = testing::TempDir() + "/missing.yaml";
   EXPECT_NE(error_of(missing, {}).find(missing), std::string::npos);
