@@ -83,16 +83,22 @@ result<hf_rope> read_rope(const json& j, std::string_view source) {
 // The architecture checks: family, activation, window, quantization.
 result<bool> check_family(const json& j, std::string_view source, hf_config& c) {
   if (!j.contains("model_type") || !j["model_type"].is_string())
-    return fail(source, "model_type", "missing (expected \"qwen2\" or \"llama\")");
+    return fail(source, "model_type", "missing (expected \"qwen2\", \"qwen3\" or \"llama\")");
   c.model_type = j["model_type"].get<std::string>();
-  if (c.model_type != "qwen2" && c.model_type != "llama")
+  if (c.model_type == "qwen3_moe" || c.model_type == "qwen2_moe" || c.model_type == "mixtral")
+    return fail(source, "model_type",
+                "\"" + c.model_type + "\" is a mixture of experts, which adarl does not run "
+                "(its dense decoders: qwen2, qwen3, llama)");
+  if (c.model_type != "qwen2" && c.model_type != "qwen3" && c.model_type != "llama")
     return fail(source, "model_type",
                 "\"" + c.model_type + "\" is not supported (supported: qwen2 for Qwen2 and "
-                "Qwen2.5, llama for Llama 1-3.x; Qwen3's q/k norms, mixtures of experts and "
-                "sliding-window models are not)");
+                "Qwen2.5, qwen3 for dense Qwen3, llama for Llama 1-3.x; mixtures of experts "
+                "and sliding-window models are not)");
   if (j.contains("architectures") && j["architectures"].is_array() && !j["architectures"].empty()) {
     c.architecture = j["architectures"][0].get<std::string>();
-    const std::string want = c.model_type == "qwen2" ? "Qwen2ForCausalLM" : "LlamaForCausalLM";
+    const std::string want = c.model_type == "qwen2"   ? "Qwen2ForCausalLM"
+                             : c.model_type == "qwen3" ? "Qwen3ForCausalLM"
+                                                       : "LlamaForCausalLM";
     if (c.architecture != want)
       return fail(source, "architectures",
                   "\"" + c.architecture + "\" is not supported (expected " + want + ")");
@@ -118,7 +124,7 @@ int64_t hf_config::parameter_count() const {
   const int64_t attention = h * q + 2 * h * kv + q * h + (qkv_bias ? q + 2 * kv : 0) +
                             (o_bias ? h : 0);
   const int64_t mlp = 3 * h * f + (mlp_bias ? 2 * f + h : 0);
-  const int64_t layer = attention + mlp + 2 * h;
+  const int64_t layer = attention + mlp + 2 * h + (qk_norm ? 2 * head_dim : 0);
   return vocab_size * h * (tie_word_embeddings ? 1 : 2) + num_hidden_layers * layer + h;
 }
 
@@ -135,6 +141,7 @@ std::string hf_config::summary() const {
   if (qkv_bias) s << ", q/k/v bias";
   if (o_bias) s << ", o bias";
   if (mlp_bias) s << ", mlp bias";
+  if (qk_norm) s << ", q/k norm";
   return s.str();
 }
 
@@ -153,6 +160,10 @@ std::vector<hf_tensor_spec> expected_hf_tensors(const hf_config& c) {
     if (c.qkv_bias) out.push_back({a + "v_proj.bias", {kv}});
     out.push_back({a + "o_proj.weight", {h, q}});
     if (c.o_bias) out.push_back({a + "o_proj.bias", {h}});
+    if (c.qk_norm) {
+      out.push_back({a + "q_norm.weight", {c.head_dim}});
+      out.push_back({a + "k_norm.weight", {c.head_dim}});
+    }
     for (const char* name : {"gate_proj", "up_proj"}) {
       out.push_back({m + name + ".weight", {f, h}});
       if (c.mlp_bias) out.push_back({m + name + ".bias", {f}});
@@ -209,7 +220,8 @@ result<hf_config> parse_hf_config(std::string_view json_text, std::string_view s
     c.tie_word_embeddings = *tie;
     if (c.model_type == "qwen2") {
       c.qkv_bias = true;
-    } else {
+    } else {  // llama and qwen3: attention_bias for q/k/v and o alike
+      c.qk_norm = c.model_type == "qwen3";
       auto bias = flag(j, source, "attention_bias", false);
       auto mlp = flag(j, source, "mlp_bias", false);
       if (!bias) return bias.err();

@@ -26,7 +26,7 @@ struct hf_rope {
 /// What adarl's HF decoder (models/hf_model.hpp) needs of config.json. Pre-RMSNorm
 /// blocks of grouped-query attention with rotary positions and a SwiGLU MLP.
 struct hf_config {
-  std::string model_type;          ///< "qwen2" or "llama".
+  std::string model_type;          ///< "qwen2", "qwen3" or "llama".
   std::string architecture;        ///< architectures[0], e.g. "Qwen2ForCausalLM".
   int64_t vocab_size = 0;
   int64_t hidden_size = 0;
@@ -38,9 +38,11 @@ struct hf_config {
   int64_t max_position_embeddings = 0;
   double rms_norm_eps = 1e-6;
   hf_rope rope;
-  bool qkv_bias = false;            ///< Qwen2: always; Llama: attention_bias.
+  bool qkv_bias = false;            ///< Qwen2: always; Llama, Qwen3: attention_bias.
   bool o_bias = false;              ///< Llama attention_bias only.
   bool mlp_bias = false;            ///< Llama mlp_bias.
+  bool qk_norm = false;             ///< Qwen3: RMSNorm of each head's q and k (over
+                                    ///< head_dim) before the rotation.
   bool tie_word_embeddings = false; ///< lm_head shares embed_tokens.weight.
   std::string torch_dtype;          ///< As written ("bfloat16"), informational.
   std::vector<int64_t> eos_token_ids;  ///< eos_token_id (an id or a list).

@@ -42,6 +42,10 @@ hf_attention_impl::hf_attention_impl(const hf_config& c) {
   k_proj = register_module("k_proj", linear(c.hidden_size, kv, c.qkv_bias));
   v_proj = register_module("v_proj", linear(c.hidden_size, kv, c.qkv_bias));
   o_proj = register_module("o_proj", linear(q, c.hidden_size, c.o_bias));
+  if (c.qk_norm) {
+    q_norm = register_module("q_norm", hf_rms_norm(c.head_dim, c.rms_norm_eps));
+    k_norm = register_module("k_norm", hf_rms_norm(c.head_dim, c.rms_norm_eps));
+  }
 }
 
 hf_mlp_impl::hf_mlp_impl(const hf_config& c) {
@@ -142,8 +146,8 @@ torch::Tensor hf_model_impl::attend(hf_layer_impl& l, const torch::Tensor& x,
   const int64_t hq = config_.num_attention_heads, hkv = config_.num_key_value_heads;
   auto& a = *l.self_attn;
   auto h = l.input_layernorm(x);
-  auto q = a.q_proj(h).view({b, t, hq, dh}).transpose(1, 2);  // [B, Hq, T, Dh]
-  auto k = a.k_proj(h).view({b, t, hkv, dh}).transpose(1, 2);
+  auto q = a.norm_q(a.q_proj(h).view({b, t, hq, dh})).transpose(1, 2);  // [B, Hq, T, Dh]
+  auto k = a.norm_k(a.k_proj(h).view({b, t, hkv, dh})).transpose(1, 2);
   auto v = a.v_proj(h).view({b, t, hkv, dh}).transpose(1, 2);
   q = apply_rotary(q, cos, sin);
   k = apply_rotary(k, cos, sin);
@@ -208,8 +212,8 @@ torch::Tensor hf_model_impl::decode_slots(const torch::Tensor& tokens, const tor
     auto& a = *l.self_attn;
     auto& m = *l.mlp;
     auto h = l.input_layernorm(x);
-    auto q = apply_rotary(m.project(a.q_proj, h, invariant).view({n, hq, dh}), cos, sin);
-    auto k = apply_rotary(m.project(a.k_proj, h, invariant).view({n, hkv, dh}), cos, sin);
+    auto q = apply_rotary(a.norm_q(m.project(a.q_proj, h, invariant).view({n, hq, dh})), cos, sin);
+    auto k = apply_rotary(a.norm_k(m.project(a.k_proj, h, invariant).view({n, hkv, dh})), cos, sin);
     auto v = m.project(a.v_proj, h, invariant).view({n, hkv, dh});
     auto attn = gqa_slot_attention(q, k, v, slots, positions, cache.k[i], cache.v[i]);
     x = x + m.project(a.o_proj, attn, invariant);

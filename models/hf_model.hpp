@@ -29,11 +29,17 @@ class hf_rms_norm_impl : public torch::nn::Module {
 };
 TORCH_MODULE_IMPL(hf_rms_norm, hf_rms_norm_impl);
 
-/// Grouped-query attention's projections (q, k, v with the config's biases; o).
+/// Grouped-query attention's projections (q, k, v with the config's biases; o) and,
+/// for Qwen3 (hf_config::qk_norm), the RMSNorms of each head's q and k.
 class hf_attention_impl : public torch::nn::Module {
  public:
   explicit hf_attention_impl(const hf_config& c);
   torch::nn::Linear q_proj{nullptr}, k_proj{nullptr}, v_proj{nullptr}, o_proj{nullptr};
+  /// Over the last dimension (head_dim) of [..., heads, head_dim]; null without qk_norm.
+  hf_rms_norm q_norm{nullptr}, k_norm{nullptr};
+  /// q or k of shape [..., heads, head_dim], normed when the model has q/k norms.
+  torch::Tensor norm_q(const torch::Tensor& q) { return q_norm ? q_norm(q) : q; }
+  torch::Tensor norm_k(const torch::Tensor& k) { return k_norm ? k_norm(k) : k; }
 };
 TORCH_MODULE_IMPL(hf_attention, hf_attention_impl);
 

@@ -2,7 +2,8 @@
 # Reference check of adarl's Hugging Face decoder (README "Hugging Face models"): tiny
 # random checkpoints of both families (Qwen2 with the real Qwen3 tokenizer when the npm
 # cache has it, bf16, untied; Qwen2 float32; Llama with q/k/v/o biases and llama3 rope
-# scaling; Llama with GQA 4:1 and linear scaling), their logits from adarl's learner path
+# scaling; Llama with GQA 4:1 and linear scaling; Qwen3 with head_dim 32 over a hidden of
+# 64 and 4 heads, and with biases and GQA 4:1), their logits from adarl's learner path
 # and decoder path (hf_logits) against tests/models_torch/hf_reference.py, a plain PyTorch
 # implementation of the published architecture reading the same files (and transformers'
 # model where it is importable). Skipped (77) where /usr/bin/python3 has no torch.
@@ -32,4 +33,6 @@ check llama3 --llama --attention-bias --small-tokenizer --scale 0.15 \
   --rope-scaling '{"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 32}'
 check llama-gqa4 --llama --small-tokenizer --scale 0.15 --heads 4 --kv-heads 1 \
   --rope-scaling '{"type": "linear", "factor": 4.0}'
+check qwen3 --qwen3 --scale 0.15 --head-dim 32 --untied
+check qwen3-bias --qwen3 --attention-bias --small-tokenizer --f32 --scale 0.15 --heads 4 --kv-heads 1
 echo "hf_reference: every variant agrees"

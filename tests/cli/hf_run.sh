@@ -7,6 +7,7 @@
 #     hf/ is an HF directory (config.json as given, model.safetensors in the input's
 #     dtype, tokenizer files) that `adarl model inspect` accepts and, where
 #     /usr/bin/python3 has torch, the Python reference loads with adarl's logits;
+#     1b. the same for a tiny Qwen3 checkpoint (q/k norms, head_dim 32 over hidden 64);
 #  2. a task a random policy sometimes solves (a regex verifier on the completion's first
 #     letter; the small tokenizer), deterministic: the weights change, two runs and a run
 #     whose generation is all done by 2 remote workers (`adarl worker generate`, engine
@@ -67,6 +68,20 @@ reference() {  # reference CHECKPOINT_HF_DIR NAME: adarl's logits against the Py
   echo "$2: the Python reference agrees"
 }
 reference "$ck/hf" trained-math
+
+echo "== 1b. the same for Qwen3 (q/k norms, a head_dim of its own)"
+"$make" base3 --qwen3 --f32 --scale 0.05 --head-dim 32 > /dev/null || fail "make_tiny_hf qwen3"
+"$adarl" model inspect base3 > inspect3.log 2>&1 || fail "inspect of the Qwen3 base"
+grep -q "^supported: yes" inspect3.log || fail "the Qwen3 base is not supported"
+"$adarl" run "$config" model.path=base3 out=run3 progress=false > run3.log 2>&1 || fail "Qwen3 run"
+grep -q "run: finished at version 3" run3.log || fail "Qwen3: no finishing line"
+ck3=run3/checkpoints/step-000003
+cmp -s base3/config.json "$ck3/hf/config.json" || fail "Qwen3: config.json changed"
+python3 -c "import json,struct,sys; f=open(sys.argv[1],'rb'); n=struct.unpack('<Q',f.read(8))[0]; h=json.loads(f.read(n)); assert h['model.layers.1.self_attn.k_norm.weight']['shape']==[32], h.keys()" \
+  "$ck3/hf/model.safetensors" || fail "Qwen3: the checkpoint lacks its q/k norms"
+"$adarl" model inspect "$ck3/hf" > inspect3-ck.log 2>&1 || fail "inspect of the Qwen3 checkpoint"
+grep -q "^supported: yes" inspect3-ck.log || fail "the Qwen3 checkpoint is not supported"
+reference "$ck3/hf" trained-qwen3
 
 echo "== 2. a task with a learning signal: weights change; deterministic, local and remote"
 "$make" small --f32 --scale 0.05 --small-tokenizer > /dev/null || fail "make_tiny_hf small"

@@ -77,10 +77,77 @@ TEST(HfConfigTest, LlamaReadsBiasesHeadDimAndLlama3Scaling) {
   EXPECT_EQ(parse_hf_config(j.dump(), "x")->rope.type, hf_rope::scaling::linear);
 }
 
+// Qwen3-4B's config.json (the fields that matter): q/k norms, head_dim 128 with 32
+// heads over a hidden of 2560, no biases.
+nlohmann::json qwen3_4b() {
+  return {{"architectures", {"Qwen3ForCausalLM"}},
+          {"model_type", "qwen3"},
+          {"vocab_size", 151936},
+          {"hidden_size", 2560},
+          {"intermediate_size", 9728},
+          {"num_hidden_layers", 36},
+          {"num_attention_heads", 32},
+          {"num_key_value_heads", 8},
+          {"head_dim", 128},
+          {"max_position_embeddings", 40960},
+          {"rms_norm_eps", 1e-6},
+          {"rope_theta", 1000000},
+          {"rope_scaling", nullptr},
+          {"hidden_act", "silu"},
+          {"attention_bias", false},
+          {"tie_word_embeddings", true},
+          {"use_sliding_window", false},
+          {"sliding_window", nullptr},
+          {"max_window_layers", 36},
+          {"torch_dtype", "bfloat16"},
+          {"eos_token_id", 151645}};
+}
+
+TEST(HfConfigTest, Qwen3HasQkNormsItsOwnHeadDimAndThePublishedParameterCount) {
+  auto c = parse_hf_config(qwen3_4b().dump(), "dir/config.json");
+  ASSERT_TRUE(c.ok()) << c.err().message;
+  EXPECT_TRUE(c->qk_norm);
+  EXPECT_FALSE(c->qkv_bias || c->o_bias || c->mlp_bias);
+  EXPECT_EQ(c->head_dim, 128);
+  // Qwen3-4B: 4,022,468,096 parameters (the embeddings once: tied), of which
+  // 36 x 2 x 128 are the q/k norms.
+  EXPECT_EQ(c->parameter_count(), 4'022'468'096);
+  const auto tensors = expected_hf_tensors(*c);
+  int64_t numel = 0;
+  for (const auto& t : tensors) {
+    int64_t n = 1;
+    for (auto d : t.shape) n *= d;
+    numel += n;
+  }
+  EXPECT_EQ(numel, c->parameter_count());
+  EXPECT_EQ(tensors[5].name, "model.layers.0.self_attn.q_norm.weight");
+  EXPECT_EQ(tensors[5].shape, (std::vector<int64_t>{128}));
+  EXPECT_EQ(tensors[6].name, "model.layers.0.self_attn.k_norm.weight");
+  EXPECT_NE(c->summary().find("q/k norm"), std::string::npos);
+  // Qwen3 with attention_bias reads it for q, k, v and o, as Llama does.
+  auto j = qwen3_4b();
+  j["attention_bias"] = true;
+  auto biased = parse_hf_config(j.dump(), "x");
+  ASSERT_TRUE(biased.ok());
+  EXPECT_TRUE(biased->qkv_bias && biased->o_bias && biased->qk_norm);
+  // Qwen2 and Llama have no q/k norms.
+  EXPECT_FALSE(parse_hf_config(qwen25_math().dump(), "x")->qk_norm);
+}
+
 TEST(HfConfigTest, UnsupportedArchitecturesAreRefusedNamingTheKey) {
   auto j = qwen25_math();
-  j["model_type"] = "qwen3";
-  EXPECT_NE(refusal(j).find("dir/config.json: model_type: \"qwen3\" is not supported"),
+  j["model_type"] = "gemma2";
+  EXPECT_NE(refusal(j).find("dir/config.json: model_type: \"gemma2\" is not supported"),
+            std::string::npos);
+  j = qwen25_math();
+  j["model_type"] = "qwen3_moe";
+  j["architectures"] = {"Qwen3MoeForCausalLM"};
+  EXPECT_NE(refusal(j).find("model_type: \"qwen3_moe\" is a mixture of experts"),
+            std::string::npos);
+  j = qwen25_math();
+  j["model_type"] = "qwen3";  // a Qwen2 architecture name under qwen3
+  EXPECT_NE(refusal(j).find("architectures: \"Qwen2ForCausalLM\" is not supported (expected "
+                            "Qwen3ForCausalLM)"),
             std::string::npos);
   j = qwen25_math();
   j["rope_scaling"] = {{"type", "yarn"}, {"factor", 4.0}};

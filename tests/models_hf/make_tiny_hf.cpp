@@ -2,10 +2,12 @@
 // model.safetensors, generation_config.json, tokenizer files) for the command-line tests
 // and the Python reference check. Options:
 //   --llama            model_type llama (default qwen2)
+//   --qwen3            model_type qwen3: q/k norms, no biases unless --attention-bias
 //   --small-tokenizer  the small byte-level tokenizer even when the npm cache has Qwen3's
 //   --f32              float32 weights (default bfloat16)
 //   --untied           an lm_head of its own
-//   --attention-bias   llama: q/k/v/o biases (qwen2 has q/k/v biases always)
+//   --attention-bias   llama, qwen3: q/k/v/o biases (qwen2 has q/k/v biases always)
+//   --head-dim N       config.json's head_dim (default hidden / heads, not written)
 //   --hidden N --layers N --heads N --kv-heads N --intermediate N --vocab N --seed N
 //   --scale X          standard deviation of the random weights (default 0.02)
 //   --rope-scaling JSON  config.json's rope_scaling (default null)
@@ -32,6 +34,8 @@ int main(int argc, char** argv) {
       return argv[++i];
     };
     if (a == "--llama") s.model_type = "llama";
+    else if (a == "--qwen3") s.model_type = "qwen3";
+    else if (a == "--head-dim") s.head_dim = std::stoll(next());
     else if (a == "--small-tokenizer") s.real_tokenizer = false;
     else if (a == "--f32") s.dtype = adarl::tensor_dtype::f32;
     else if (a == "--untied") s.tied = false;

@@ -89,12 +89,13 @@ inline nlohmann::json small_tokenizer_json() {
 
 /// What the tiny checkpoint looks like.
 struct tiny_hf_spec {
-  std::string model_type = "qwen2";  ///< "qwen2" or "llama".
+  std::string model_type = "qwen2";  ///< "qwen2", "qwen3" or "llama".
   int64_t vocab = 0;                 ///< 0: the tokenizer's size rounded up to 16.
   int64_t hidden = 64, intermediate = 128, layers = 2, heads = 4, kv_heads = 2;
   int64_t max_positions = 512;
+  int64_t head_dim = 0;              ///< config.json's head_dim; 0: hidden / heads, unwritten.
   bool tied = true;
-  bool attention_bias = false;        ///< llama only (qwen2 always has q/k/v bias).
+  bool attention_bias = false;        ///< llama and qwen3 (qwen2 always has q/k/v bias).
   tensor_dtype dtype = tensor_dtype::bf16;
   double rope_theta = 10000;
   std::string rope_scaling = "null";  ///< JSON of config.json's rope_scaling.
@@ -138,9 +139,12 @@ inline void write_tiny_hf(const std::string& dir, const tiny_hf_spec& s) {
   for (const auto& a : tok["added_tokens"]) tokens = std::max(tokens, a["id"].get<int64_t>() + 1);
   const int64_t vocab = s.vocab > 0 ? s.vocab : (tokens + 15) / 16 * 16;
   const int64_t im_end = added_token_id(tok, "<|im_end|>"), text_end = added_token_id(tok, "<|endoftext|>");
-  const int64_t dh = s.hidden / s.heads;
+  const int64_t dh = s.head_dim > 0 ? s.head_dim : s.hidden / s.heads;
+  const char* architecture = s.model_type == "qwen2"   ? "Qwen2ForCausalLM"
+                             : s.model_type == "qwen3" ? "Qwen3ForCausalLM"
+                                                       : "LlamaForCausalLM";
   nlohmann::json config = {
-      {"architectures", {s.model_type == "qwen2" ? "Qwen2ForCausalLM" : "LlamaForCausalLM"}},
+      {"architectures", {architecture}},
       {"model_type", s.model_type},
       {"vocab_size", vocab},
       {"hidden_size", s.hidden},
@@ -158,9 +162,15 @@ inline void write_tiny_hf(const std::string& dir, const tiny_hf_spec& s) {
       {"bos_token_id", text_end},
       {"eos_token_id", im_end},
       {"use_cache", true}};
+  if (s.head_dim > 0) config["head_dim"] = s.head_dim;
   if (s.model_type == "qwen2") {
     config["use_sliding_window"] = false;
     config["sliding_window"] = s.max_positions;
+  } else if (s.model_type == "qwen3") {
+    config["attention_bias"] = s.attention_bias;
+    config["use_sliding_window"] = false;
+    config["sliding_window"] = nullptr;
+    config["max_window_layers"] = s.layers;
   } else {
     config["attention_bias"] = s.attention_bias;
     config["mlp_bias"] = false;
@@ -204,7 +214,11 @@ inline void write_tiny_hf(const std::string& dir, const tiny_hf_spec& s) {
       add(p + "self_attn.k_proj.bias", {kv}, 0.f);
       add(p + "self_attn.v_proj.bias", {kv}, 0.f);
     }
-    if (s.model_type == "llama" && s.attention_bias) add(p + "self_attn.o_proj.bias", {s.hidden}, 0.f);
+    if (s.model_type != "qwen2" && s.attention_bias) add(p + "self_attn.o_proj.bias", {s.hidden}, 0.f);
+    if (s.model_type == "qwen3") {  // near 1, as the other norms
+      add(p + "self_attn.q_norm.weight", {dh}, 1.f);
+      add(p + "self_attn.k_norm.weight", {dh}, 1.f);
+    }
     add(p + "mlp.gate_proj.weight", {s.intermediate, s.hidden}, 0.f);
     add(p + "mlp.up_proj.weight", {s.intermediate, s.hidden}, 0.f);
     add(p + "mlp.down_proj.weight", {s.hidden, s.intermediate}, 0.f);

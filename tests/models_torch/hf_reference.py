@@ -3,9 +3,9 @@
 
     hf_reference.py DIR TOKENS.json PREFIX
 
-A plain re-implementation of the published Qwen2 / Llama decoder (RMSNorm, rotary
-positions with none/linear/llama3 scaling, grouped-query attention, SwiGLU MLP, q/k/v
-biases, tied or untied embeddings) in PyTorch, reading DIR/config.json and the
+A plain re-implementation of the published Qwen2 / Qwen3 / Llama decoder (RMSNorm,
+rotary positions with none/linear/llama3 scaling, grouped-query attention, SwiGLU MLP,
+q/k/v biases, Qwen3's per-head q/k RMSNorm, tied or untied embeddings) in PyTorch, reading DIR/config.json and the
 safetensors files itself (no transformers, no safetensors package), computes the logits
 of each sequence of TOKENS.json alone (no padding) in float32 and compares them with the
 logits adarl wrote (tests/models_torch/hf_logits.cpp: PREFIX.forward.f32, the learner's
@@ -121,8 +121,12 @@ def reference_logits(cfg, w, ids):
     for layer in range(cfg["num_hidden_layers"]):
         p = f"model.layers.{layer}."
         y = rms_norm(x, w[p + "input_layernorm.weight"], eps)
-        q = lin(p + "self_attn.q_proj", y).view(t, heads, dim).transpose(0, 1)
-        k = lin(p + "self_attn.k_proj", y).view(t, kv_heads, dim).transpose(0, 1)
+        q = lin(p + "self_attn.q_proj", y).view(t, heads, dim)
+        k = lin(p + "self_attn.k_proj", y).view(t, kv_heads, dim)
+        if cfg["model_type"] == "qwen3":  # each head's q and k RMS-normed before rotation
+            q = rms_norm(q, w[p + "self_attn.q_norm.weight"], eps)
+            k = rms_norm(k, w[p + "self_attn.k_norm.weight"], eps)
+        q, k = q.transpose(0, 1), k.transpose(0, 1)
         v = lin(p + "self_attn.v_proj", y).view(t, kv_heads, dim).transpose(0, 1)
         q, k = rotate(q, cos, sin), rotate(k, cos, sin)
         group = heads // kv_heads
