@@ -28,8 +28,11 @@ void add_run_command(CLI::App& app, int& exit_code);
 /// links LibTorch).
 void add_compare_command(CLI::App& app, int& exit_code);
 /// `adarl model inspect|tokenize`: a Hugging Face checkpoint as adarl sees it, and its
-/// tokenizer (cli/model_command.cpp; torch-free).
-void add_model_command(CLI::App& app, int& exit_code);
+/// tokenizer (cli/model_command.cpp; torch-free). Returns the `model` subcommand.
+CLI::App* add_model_command(CLI::App& app, int& exit_code);
+/// `adarl model score`: per-token log-probs of completions under a checkpoint
+/// (cli/model_score_command.cpp; links LibTorch, in adarl_torch_jobs).
+void add_model_score_command(CLI::App& model, int& exit_code);
 /// `adarl report`: the report page of a run or a comparison (cli/report_command.cpp).
 void add_report_command(CLI::App& app, int& exit_code);
 /// `adarl worker verify|keygen`: a remote verifier worker, CURVE keys

@@ -22,6 +22,7 @@ bool runs_torch(int argc, char** argv) {
   if (command == "worker")
     return argc > 2 && (std::string_view(argv[2]) == "generate" || std::string_view(argv[2]) == "learn");
   if (command == "tasks") return argc > 2 && std::string_view(argv[2]) == "select";
+  if (command == "model") return argc > 2 && std::string_view(argv[2]) == "score";
   return command == "run" || command == "sft" || command == "compare";
 }
 
@@ -67,7 +68,7 @@ int main(int argc, char** argv) {
   adarl::add_run_command(app, exit_code);
   adarl::add_compare_command(app, exit_code);
   adarl::add_report_command(app, exit_code);
-  adarl::add_model_command(app, exit_code);
+  adarl::add_model_score_command(*adarl::add_model_command(app, exit_code), exit_code);
   auto* worker = adarl::add_worker_command(app, exit_code);
   adarl::add_worker_generate_command(*worker, exit_code);
   adarl::add_worker_learn_command(*worker, exit_code);

@@ -177,7 +177,7 @@ int tokenize(const model_options& o) {
 
 }  // namespace
 
-void add_model_command(CLI::App& app, int& exit_code) {
+CLI::App* add_model_command(CLI::App& app, int& exit_code) {
   auto* model = app.add_subcommand("model", "what adarl makes of a Hugging Face checkpoint");
   model->require_subcommand(1);
   auto o = std::make_shared<model_options>();
@@ -199,6 +199,7 @@ void add_model_command(CLI::App& app, int& exit_code) {
   tok->add_option("--chat-template", o->chat_template, "auto, none, chatml or llama3 (--chat)");
   tok->add_option("--system-prompt", o->system_prompt, "auto, \"\" (none) or the text (--chat)");
   tok->callback([o, &exit_code] { exit_code = tokenize(*o); });
+  return model;
 }
 
 }  // namespace adarl
