@@ -400,14 +400,15 @@ TEST(CompareCollectTest, EqualStepsAndEqualSamplesArePairedBySeed) {
   EXPECT_NE(html.find("id=\"x-steps\" checked>"), std::string::npos);
 }
 
-// docs/compare.json (the README's headline tables) comes from the shipped config: the
-// same strategies, seeds, step cap and budget, and every run reached the step cap (the
-// equal-steps table has all seeds).
-TEST(CompareConfigTest, TheCommittedResultsComeFromTheShippedConfig) {
-  auto plan = load_compare_config(configs_dir + "/compare.yaml", {});
+// A committed compare.json comes from its shipped config: the same strategies, seeds,
+// step cap and budget, and every run reached the step cap (the equal-steps table has
+// all seeds).
+void expect_results_of_config(const std::string& config, const std::string& results) {
+  SCOPED_TRACE(results);
+  auto plan = load_compare_config(configs_dir + "/" + config, {});
   ASSERT_TRUE(plan) << plan.err().message;
-  std::ifstream f(std::string(ADARL_SOURCE_DIR) + "/docs/compare.json");
-  ASSERT_TRUE(f) << "docs/compare.json is missing";
+  std::ifstream f(std::string(ADARL_SOURCE_DIR) + "/" + results);
+  ASSERT_TRUE(f) << results << " is missing";
   const json c = json::parse(f);
   EXPECT_EQ(c["equal_steps"], plan->settings.equal_steps);
   EXPECT_EQ(c["budget_samples"], plan->settings.sample_budget);
@@ -425,6 +426,16 @@ TEST(CompareConfigTest, TheCommittedResultsComeFromTheShippedConfig) {
       EXPECT_GE(r["steps_trained"].get<uint64_t>(), plan->settings.equal_steps)
           << plan->strategies[i] << " seed " << r["seed"];
   }
+}
+
+// docs/compare.json: the README's headline tables.
+TEST(CompareConfigTest, TheCommittedResultsComeFromTheShippedConfig) {
+  expect_results_of_config("compare.yaml", "docs/compare.json");
+}
+
+// docs/results/ablation.json: docs/results/ablation.md and the README's ablation lines.
+TEST(CompareConfigTest, TheCommittedAblationComesFromItsConfig) {
+  expect_results_of_config("ablation.yaml", "docs/results/ablation.json");
 }
 
 // How soon each run reaches the baseline's held-out accuracy at the step cap, seed by
