@@ -30,6 +30,17 @@ nlohmann::json qwen25_math() {
           {"eos_token_id", 151643}};
 }
 
+/// Elements of every tensor of `tensors`.
+int64_t numel_of(const std::vector<hf_tensor_spec>& tensors) {
+  int64_t numel = 0;
+  for (const auto& t : tensors) {
+    int64_t n = 1;
+    for (auto d : t.shape) n *= d;
+    numel += n;
+  }
+  return numel;
+}
+
 std::string refusal(nlohmann::json j) {
   auto c = parse_hf_config(j.dump(), "dir/config.json");
   return c.ok() ? std::string("accepted") : c.err().message;
@@ -113,13 +124,7 @@ TEST(HfConfigTest, Qwen3HasQkNormsItsOwnHeadDimAndThePublishedParameterCount) {
   // 36 x 2 x 128 are the q/k norms.
   EXPECT_EQ(c->parameter_count(), 4'022'468'096);
   const auto tensors = expected_hf_tensors(*c);
-  int64_t numel = 0;
-  for (const auto& t : tensors) {
-    int64_t n = 1;
-    for (auto d : t.shape) n *= d;
-    numel += n;
-  }
-  EXPECT_EQ(numel, c->parameter_count());
+  EXPECT_EQ(numel_of(tensors), c->parameter_count());
   EXPECT_EQ(tensors[5].name, "model.layers.0.self_attn.q_norm.weight");
   EXPECT_EQ(tensors[5].shape, (std::vector<int64_t>{128}));
   EXPECT_EQ(tensors[6].name, "model.layers.0.self_attn.k_norm.weight");
@@ -186,13 +191,7 @@ TEST(HfConfigTest, ExpectedTensorsCountThePublishedParameters) {
   auto c = parse_hf_config(qwen25_math().dump(), "x");
   ASSERT_TRUE(c.ok());
   const auto tensors = expected_hf_tensors(*c);
-  int64_t numel = 0;
-  for (const auto& t : tensors) {
-    int64_t n = 1;
-    for (auto d : t.shape) n *= d;
-    numel += n;
-  }
-  EXPECT_EQ(numel, c->parameter_count());
+  EXPECT_EQ(numel_of(tensors), c->parameter_count());
   EXPECT_EQ(tensors.size(), 1u + 28 * 12 + 1);  // no lm_head: tied
   EXPECT_EQ(tensors[2].name, "model.layers.0.self_attn.q_proj.bias");
   EXPECT_EQ(tensors[3].name, "model.layers.0.self_attn.k_proj.weight");
