@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tasks/atomic_file.hpp"
+#include "base/atomic_file.hpp"
 
 namespace adarl {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/result.hpp"
+#include "base/result.hpp"
 #include "messages/messages.hpp"
 
 namespace adarl {
@@ -29,7 +29,7 @@ struct checkpoint_manifest {
 };
 
 /// Writes DIR/checkpoint.json listing every regular file of DIR (recursively) with its
-/// size; atomic (tasks/atomic_file.hpp). O(files).
+/// size; atomic (base/atomic_file.hpp). O(files).
 result<bool> write_manifest(const std::string& dir, uint64_t version, int64_t through);
 
 /// Reads DIR/checkpoint.json and checks that every file it lists exists with its size:

@@ -11,8 +11,8 @@
 
 #include <spdlog/logger.h>
 
-#include "actors/clock.hpp"
 #include "actors/failure.hpp"
+#include "base/clock.hpp"
 
 namespace adarl {
 

@@ -10,9 +10,9 @@
 #include <spdlog/logger.h>
 
 #include "actors/checkpoint_files.hpp"
-#include "actors/clock.hpp"
 #include "actors/failure.hpp"
-#include "tasks/atomic_file.hpp"
+#include "base/atomic_file.hpp"
+#include "base/clock.hpp"
 
 namespace adarl {
 

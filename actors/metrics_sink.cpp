@@ -11,16 +11,16 @@
 #include <spdlog/logger.h>
 
 #include "actors/failure.hpp"
-#include "actors/json_lines.hpp"
 #include "algorithms/step_types.hpp"
-#include "tasks/append_file.hpp"
-#include "tasks/atomic_file.hpp"
+#include "base/append_file.hpp"
+#include "base/atomic_file.hpp"
+#include "base/json_lines.hpp"
 
 namespace adarl {
 
 namespace {
 
-/// The estimator's calibration on this step (ALGORITHM.md 4d): mean Brier score and log
+/// The estimator's calibration on this step (docs/algorithm.md "The learned estimator"): mean Brier score and log
 /// loss per sample of the priors the prompts were drawn with, the same on first-seen
 /// prompts, and the reliability bins [mean predicted, mean observed, samples].
 void add_calibration(nlohmann::json& j, const step_report& s) {
@@ -182,31 +182,6 @@ uint64_t get_u64(const nlohmann::json& j, const char* key) {
 }
 
 }  // namespace
-
-result<std::vector<nlohmann::json>> read_json_lines(const std::string& file, bool missing_ok) {
-  std::ifstream f(file);
-  if (!f) {
-    if (missing_ok && !std::filesystem::exists(file)) return std::vector<nlohmann::json>{};
-    return error{file + ": cannot open"};
-  }
-  std::vector<nlohmann::json> out;
-  std::string line, bad;
-  size_t n = 0, bad_line = 0;
-  while (std::getline(f, line)) {
-    ++n;
-    if (line.empty()) continue;
-    // Only the last non-empty line may be torn: a bad line followed by another is an error.
-    if (!bad.empty()) return error{file + ":" + std::to_string(bad_line) + ": " + bad};
-    auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_object()) {
-      out.push_back(std::move(j));
-    } else {
-      bad = "not a JSON object";
-      bad_line = n;
-    }
-  }
-  return out;
-}
 
 result<metrics_totals> resume_metrics(const std::string& dir, uint64_t version) {
   auto steps = read_json_lines(dir + "/metrics.jsonl", /*missing_ok=*/true);

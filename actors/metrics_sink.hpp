@@ -1,5 +1,5 @@
 #pragma once
-// The metrics sink: metrics.jsonl (one line per step, README "Metrics"), its CSV twin
+// The metrics sink: metrics.jsonl (one line per step, docs/reference/metrics.md "Metrics"), its CSV twin
 // metrics.csv, eval.jsonl, and a one-line progress display on a terminal.
 
 #include <caf/actor.hpp>
@@ -13,7 +13,7 @@
 
 #include "actors/log.hpp"
 #include "actors/run_observer.hpp"
-#include "algorithms/result.hpp"
+#include "base/result.hpp"
 #include "messages/interfaces.hpp"
 
 namespace adarl {
@@ -72,7 +72,7 @@ struct metrics_setup {
 };
 
 /// Spawns the metrics sink (cooperative; file appends are short). Every write is
-/// checked (tasks/append_file.hpp): at the first that fails (a full disk, a file size
+/// checked (base/append_file.hpp): at the first that fails (a full disk, a file size
 /// limit) the files are left ending with their last complete line, nothing more is
 /// written, the supervisor is told, and save_atom and flush_atom reply with that error.
 metrics_actor spawn_metrics(caf::actor_system& sys, metrics_setup setup);

@@ -5,10 +5,10 @@
 #include <memory>
 #include <vector>
 
-#include "algorithms/result.hpp"
-#include "models/text_codec.hpp"
-#include "models/tokenizer.hpp"
+#include "base/result.hpp"
 #include "tasks/task_item.hpp"
+#include "tokenizers/text_codec.hpp"
+#include "tokenizers/tokenizer.hpp"
 
 namespace adarl {
 

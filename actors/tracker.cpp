@@ -12,10 +12,10 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/logger.h>
 
-#include "actors/clock.hpp"
 #include "actors/failure.hpp"
-#include "tasks/atomic_file.hpp"
-#include "algorithms/random_keys.hpp"
+#include "base/atomic_file.hpp"
+#include "base/clock.hpp"
+#include "base/random_keys.hpp"
 
 namespace adarl {
 

@@ -8,8 +8,8 @@
 
 #include "actors/prompt_table.hpp"
 #include "messages/interfaces.hpp"
-#include "models/tokenizer.hpp"
 #include "tasks/verifier_registry.hpp"
+#include "tokenizers/tokenizer.hpp"
 
 namespace adarl {
 

@@ -1,10 +1,12 @@
 #pragma once
+// Spreading a step's sample budget over prompts by weight, within each prompt's bounds
+// (the allocation of Est).
 
 #include <cstdint>
 #include <span>
 #include <vector>
 
-#include "algorithms/result.hpp"
+#include "base/result.hpp"
 
 namespace adarl {
 
@@ -19,7 +21,7 @@ struct allocation_bounds {
 };
 
 /// Splits exactly `total` samples among prompts in proportion to `weights`, each within
-/// its bounds (ALGORITHM.md 4.2): N_x = clip(c * w_x, lo_x, hi_x), with the scale c
+/// its bounds (docs/algorithm.md "Reinforce-Ada-Est"): N_x = clip(c * w_x, lo_x, hi_x), with the scale c
 /// found by bisection so that the real-valued sum is `total`.
 ///
 /// Rounding is settled by largest remainder: every N_x is first rounded down, then the

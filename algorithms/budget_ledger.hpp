@@ -1,4 +1,6 @@
 #pragma once
+// The one place samples and generated tokens are counted, per step and in all, so that
+// every strategy is compared at the same budget.
 
 #include <cstdint>
 #include <map>

@@ -1,4 +1,5 @@
 #pragma once
+// Balanced down-sampling of a prompt's pool to the group the learner trains on (Seq).
 
 #include <cstdint>
 #include <span>
@@ -6,7 +7,7 @@
 
 namespace adarl {
 
-/// Balanced down-sampling of a pool to `take` samples (ALGORITHM.md 3.5): take up to
+/// Balanced down-sampling of a pool to `take` samples (docs/algorithm.md "Reinforce-Ada-Seq"): take up to
 /// `target_pos` positives (reward > threshold), the first in generation order; then
 /// negatives, first first, to fill `take`; then fill what is left from whichever class
 /// has extras. Returns the chosen indices into `pool`, ascending.

@@ -1,4 +1,5 @@
 #pragma once
+// Reinforce-Ada-Est and online Est: samples allocated from the pass-rate estimates.
 
 #include <vector>
 
@@ -9,7 +10,7 @@
 
 namespace adarl {
 
-/// Reinforce-Ada-Est (ALGORITHM.md section 4) and adarl's online variant (4b).
+/// Reinforce-Ada-Est (docs/algorithm.md "Reinforce-Ada-Est") and adarl's online variant (4b).
 ///
 /// Offline: at start, N_x ~ f'(p_hat_x + eps)^s (1/sqrt(p_hat) for the default log
 /// objective and s = 0.5), clipped to [n_min, n_max], summing exactly to the step

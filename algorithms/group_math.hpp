@@ -1,4 +1,5 @@
 #pragma once
+// Statistics of one reward group (positives, mean, std, advantages) shared by the strategies.
 
 #include <cstdint>
 #include <span>
@@ -18,7 +19,7 @@ double mean_of(std::span<const float> rewards);
 double unbiased_std(std::span<const float> rewards);
 
 /// Unbiased std of a 0/1 pool with k ones out of n: sqrt(k (n-k) / (n (n-1))).
-/// By convention a pool of n <= 1 has std 1. (ALGORITHM.md 3.6 also gives it mean 0;
+/// By convention a pool of n <= 1 has std 1. (docs/algorithm.md "Reinforce-Ada-Seq" also gives it mean 0;
 /// indicator_mean keeps k / n for n = 1. Seq never meets it: pools hold M >= 2.)
 double indicator_std(uint32_t k, uint32_t n);
 /// k / n, with mean 0 for an empty pool.

@@ -1,4 +1,6 @@
 #pragma once
+// The budget allocation kept up to date one prompt at a time (online Est at the speed
+// of the other strategies).
 
 #include <cstdint>
 #include <functional>
@@ -12,7 +14,7 @@
 namespace adarl {
 
 /// allocate_budget's answer kept up to date while prompts change one at a time (online
-/// Est, ALGORITHM.md 4b), for a few heap and group operations per change instead of a
+/// Est, docs/algorithm.md "Online Est"), for a few heap and group operations per change instead of a
 /// bisection and a sort over every prompt.
 ///
 /// The scale c solves S(c) = sum_x clip(c w_x, lo_x, hi_x) = total, a piecewise-linear

@@ -1,4 +1,5 @@
 #pragma once
+// A binary heap over ids 0..n-1 whose keys change in place (incremental_allocation).
 
 #include <cstdint>
 #include <span>

@@ -1,4 +1,6 @@
 #pragma once
+// The policy-lag gate: may a sample for step t start, given the learner's version and
+// the lag bound k (exact in deterministic runs).
 
 #include <cstdint>
 
@@ -24,7 +26,7 @@ enum class gate_verdict {
   stale,             ///< The step is already trained, or (exact) the version moved past it.
 };
 
-/// The pure rule that bounds asynchrony (ALGORITHM.md 4c; Reverb's rate limiter idea).
+/// The pure rule that bounds asynchrony (docs/algorithm.md "Asynchrony and the loss"; Reverb's rate limiter idea).
 ///
 /// Versions count optimizer steps: the learner at version v has trained steps 0..v-1,
 /// so training step t produces version t + 1, and a sample for step t drawn with

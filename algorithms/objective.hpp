@@ -1,8 +1,9 @@
 #pragma once
+// The non-linear objectives f(p) and their weights f'(p) (linear, log, power).
 
 #include <string_view>
 
-#include "algorithms/result.hpp"
+#include "base/result.hpp"
 
 namespace adarl {
 
@@ -13,7 +14,7 @@ enum class objective_kind {
   power,   ///< f(p) = p^a with 0 < a < 1: weight a p^(a-1).
 };
 
-/// An objective f and its per-prompt weight f'(p) (ALGORITHM.md section 2).
+/// An objective f and its per-prompt weight f'(p) (docs/algorithm.md "The objective and its weight").
 /// Pure and thread-safe; every call is O(1).
 struct objective {
   objective_kind kind = objective_kind::log;

@@ -1,10 +1,12 @@
 #pragma once
+// Per-prompt pass-rate estimates: Beta posteriors, the discounted table that outlives
+// a step, its save and restore.
 
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
 
-#include "algorithms/result.hpp"
+#include "base/result.hpp"
 
 namespace adarl {
 
@@ -24,7 +26,7 @@ struct beta_posterior {
   static beta_posterior from_mean(double p, double strength);
 };
 
-/// Parameters of the discounted Beta-Bernoulli estimator (Ada-EMA, ALGORITHM.md 4.1).
+/// Parameters of the discounted Beta-Bernoulli estimator (Ada-EMA, docs/algorithm.md "Reinforce-Ada-Est").
 /// The paper gives no values; these defaults are ours: lambda 0.9 forgets about half of
 /// the evidence after 7 updates, and alpha = beta = 1 (a uniform prior) gives an unseen
 /// prompt p_hat = 0.5 and keeps every estimate strictly inside (0, 1).

@@ -1,5 +1,5 @@
 #pragma once
-// A learned pass-rate predictor (ALGORITHM.md 4d, the method's "value network"):
+// A learned pass-rate predictor (docs/algorithm.md "The learned estimator", the method's "value network"):
 // logistic regression from a prompt's features (the policy's own representation of the
 // prompt, or the simulated policy's noisy difficulty) to its pass rate, trained online
 // on verified outcomes. Its prediction is the mean of a prompt's Beta prior, so a
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "algorithms/pass_rate.hpp"
-#include "algorithms/result.hpp"
+#include "base/result.hpp"
 
 namespace adarl {
 

@@ -1,4 +1,5 @@
 #pragma once
+// Prompts grouped by planned sample count and sorted by weight, for incremental_allocation.
 
 #include <cstdint>
 #include <span>

@@ -1,4 +1,5 @@
 #pragma once
+// The order training prompts are drawn in: seeded permutations epoch after epoch.
 
 #include <cstdint>
 #include <vector>

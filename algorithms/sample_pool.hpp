@@ -1,4 +1,5 @@
 #pragma once
+// The samples of one prompt in one step, by sample index: requested, received, rewards.
 
 #include <cstdint>
 #include <span>

@@ -1,4 +1,5 @@
 #pragma once
+// Reinforce-Ada-Seq: rounds until a prompt shows the signal its exit rule asks for.
 
 #include <vector>
 
@@ -7,7 +8,7 @@
 
 namespace adarl {
 
-/// Reinforce-Ada-Seq (ALGORITHM.md section 3): each prompt draws rounds of M samples;
+/// Reinforce-Ada-Seq (docs/algorithm.md "Reinforce-Ada-Seq"): each prompt draws rounds of M samples;
 /// the moment a prompt's round is fully verified its exit rule is tested on the whole
 /// pool, and either the prompt finishes or its next round is requested at once. After
 /// N rounds a prompt falls back and is kept. Groups are balanced-down-sampled to n;

@@ -1,7 +1,7 @@
 #pragma once
 // The chance that a prompt's pool will show a learning signal (both a right and a wrong
 // answer) if more samples are drawn, under a Beta belief on its pass rate: the rule
-// by which the informed Seq caps rounds and skips visits (ALGORITHM.md 4e).
+// by which the informed Seq caps rounds and skips visits (docs/algorithm.md "The informed Seq").
 
 #include <cstdint>
 

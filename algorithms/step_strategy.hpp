@@ -1,4 +1,6 @@
 #pragma once
+// The interface every sampling strategy implements: a step driven by results, answered
+// with decisions.
 
 #include <memory>
 #include <span>

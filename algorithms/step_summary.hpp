@@ -1,4 +1,5 @@
 #pragma once
+// A step's metrics from its finished groups, summed order-free (exact_sum).
 
 #include <array>
 #include <cstdint>
@@ -38,7 +39,7 @@ struct calibration_sums {
   double mean_log_loss() const { return samples ? log_loss / double(samples) : 0.0; }
 };
 
-/// Per-step statistics of finished groups (ALGORITHM.md section 7), accumulated group
+/// Per-step statistics of finished groups (docs/algorithm.md "Accounting"), accumulated group
 /// by group. Pure; O(1) per group (amortised).
 struct step_summary {
   uint32_t prompts = 0;            ///< Groups drawn, dropped ones included (skipped not).

@@ -1,4 +1,6 @@
 #pragma once
+// The vocabulary strategies speak: prompt entries, sample requests, finished groups,
+// decisions.
 
 #include <cstdint>
 #include <string_view>

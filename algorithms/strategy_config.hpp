@@ -1,4 +1,5 @@
 #pragma once
+// The settings of every strategy kind, their defaults and validation.
 
 #include <cstdint>
 #include <string>
@@ -6,7 +7,7 @@
 #include <vector>
 
 #include "algorithms/objective.hpp"
-#include "algorithms/result.hpp"
+#include "base/result.hpp"
 
 namespace adarl {
 
@@ -32,7 +33,7 @@ enum class exit_rule {
 std::string_view exit_rule_name(exit_rule r);
 result<exit_rule> parse_exit_rule(std::string_view name);
 
-/// Reinforce-Ada-Seq parameters (ALGORITHM.md section 3). Defaults are the paper's.
+/// Reinforce-Ada-Seq parameters (docs/algorithm.md "Reinforce-Ada-Seq"). Defaults are the paper's.
 struct seq_config {
   uint32_t group_size = 4;    ///< n: samples kept per prompt.
   uint32_t round_size = 8;    ///< M >= n: samples drawn per round.
@@ -44,7 +45,7 @@ struct seq_config {
   bool std_norm = false;      ///< Divide advantages by the unbiased std of the 0/1 pool.
   bool explicit_weight = false;  ///< Multiply by f'(p_hat) (paper v3's 1/p_hat), guarded.
   objective weight_objective;    ///< f for explicit_weight (default log: 1/p_hat).
-  /// The tracker's memory spent on the budget (adarl's own, ALGORITHM.md 4e; 0 = off,
+  /// The tracker's memory spent on the budget (adarl's own, docs/algorithm.md "The informed Seq"; 0 = off,
   /// the paper's Seq). The signal chance of a prompt is the probability, under its
   /// pass-rate posterior, that its pool will hold K_pos positives and max(K_neg, 1)
   /// negatives once its remaining rounds are drawn.
@@ -59,7 +60,7 @@ struct seq_config {
   uint32_t effective_k_neg() const;
 };
 
-/// Reinforce-Ada-Est parameters (ALGORITHM.md sections 4 and 4b).
+/// Reinforce-Ada-Est parameters (docs/algorithm.md sections 4 and 4b).
 struct est_config {
   /// Samples per step; 0 = samples_per_prompt * prompts. Clamped at step start to
   /// [n_min * prompts, n_max * prompts], the budgets a batch can spend exactly.

@@ -1,4 +1,6 @@
 #pragma once
+// The difficulty tracker's logic without actors: steps, leases, the lag gate and the
+// strategy, event by event.
 
 #include <cstdint>
 #include <deque>
@@ -12,13 +14,13 @@
 #include "algorithms/pass_rate.hpp"
 #include "algorithms/pass_rate_predictor.hpp"
 #include "algorithms/prompt_order.hpp"
-#include "algorithms/result.hpp"
 #include "algorithms/step_strategy.hpp"
 #include "algorithms/step_summary.hpp"
+#include "base/result.hpp"
 
 namespace adarl {
 
-/// Settings of the difficulty tracker (DESIGN.md "Asynchrony").
+/// Settings of the difficulty tracker (docs/design.md "Asynchrony").
 struct tracker_config {
   strategy_config strategy;
   uint32_t prompts_per_step = 32;  ///< Prompts drawn at the start of each step.

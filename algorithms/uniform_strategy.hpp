@@ -1,4 +1,5 @@
 #pragma once
+// The uniform baselines: GRPO, Dr.GRPO and DAPO.
 
 #include <vector>
 
@@ -7,7 +8,7 @@
 
 namespace adarl {
 
-/// The uniform-group baselines (ALGORITHM.md section 5): every prompt draws n samples.
+/// The uniform-group baselines (docs/algorithm.md "Baselines"): every prompt draws n samples.
 /// - grpo: advantage (r - mean) / (unbiased std + eps) within the group.
 /// - dr_grpo: advantage r - mean.
 /// - dapo: grpo advantages; a group whose rewards are all equal is dropped (emitted with

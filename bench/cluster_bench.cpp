@@ -46,12 +46,12 @@
 #include <vector>
 #include <zmq.hpp>
 
-#include "actors/clock.hpp"
-#include "models/engine_spec.hpp"
+#include "base/clock.hpp"
+#include "engines/engine_spec.hpp"
+#include "net/config_cluster.hpp"
+#include "net/generate_worker.hpp"
+#include "net/remote_generator.hpp"
 #include "pipelines/pipeline.hpp"
-#include "runtime/cluster.hpp"
-#include "runtime/generate_worker.hpp"
-#include "runtime/remote_generator.hpp"
 #include "tasks/suites.hpp"
 
 extern char** environ;

@@ -1,4 +1,4 @@
-// Replicated learners (README "Replicated learners"), printed: the step time of one
+// Replicated learners (docs/guides/cluster.md "Replicated learners"), printed: the step time of one
 // learner (K = 1) and of two ranks (K = 2, one thread per rank in this process, Gloo on
 // loopback) for transformers of about 1 M, 10 M and 50 M parameters, with the seconds
 // rank 0 spent in collectives per step (the token count, the statistics and the
@@ -26,8 +26,8 @@
 #include <vector>
 
 #include "models/replica_group.hpp"
-#include "models/tokenizer.hpp"
 #include "models/torch_engines.hpp"
+#include "tokenizers/tokenizer.hpp"
 
 namespace {
 

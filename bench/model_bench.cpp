@@ -31,8 +31,8 @@
 #include "models/loss.hpp"
 #include "models/optimizer.hpp"
 #include "models/sampler.hpp"
-#include "models/tokenizer.hpp"
 #include "runtime/process_env.hpp"
+#include "tokenizers/tokenizer.hpp"
 
 using namespace adarl;
 using clk = std::chrono::steady_clock;

@@ -30,8 +30,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "actors/clock.hpp"
 #include "actors/tracker.hpp"
+#include "base/clock.hpp"
 #include "pipelines/pipeline.hpp"
 #include "tasks/suites.hpp"
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "models/bpe_tokenizer.hpp"
+#include "tokenizers/bpe/bpe_tokenizer.hpp"
 
 namespace {
 

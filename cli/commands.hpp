@@ -1,4 +1,5 @@
 #pragma once
+// The `adarl` subcommands: one registration function each, called by cli/main.cpp.
 
 namespace CLI {
 class App;

@@ -9,17 +9,17 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/cache_dir.hpp"
+#include "base/atomic_file.hpp"
 #include "cli/commands.hpp"
-#include "report/compare.hpp"
-#include "runtime/interrupt.hpp"
-#include "config/pipeline_reader.hpp"
-#include "report/report.hpp"
-#include "cli/run_engines.hpp"
-#include "cli/run_tasks.hpp"
-#include "cli/shell_words.hpp"
 #include "cli/task_select_run.hpp"
-#include "tasks/atomic_file.hpp"
+#include "config/pipeline_reader.hpp"
+#include "experiments/cache_dir.hpp"
+#include "experiments/run_engines.hpp"
+#include "experiments/run_tasks.hpp"
+#include "experiments/shell_words.hpp"
+#include "report/compare.hpp"
+#include "report/report.hpp"
+#include "runtime/interrupt.hpp"
 
 namespace adarl {
 

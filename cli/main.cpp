@@ -8,9 +8,9 @@
 #include <string_view>
 
 #include "adarl/version.hpp"
+#include "base/atomic_file.hpp"
 #include "cli/commands.hpp"
 #include "runtime/process_env.hpp"
-#include "tasks/atomic_file.hpp"
 
 namespace {
 

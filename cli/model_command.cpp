@@ -11,9 +11,9 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
-#include "models/hf_config.hpp"
-#include "models/hf_text.hpp"
-#include "models/safetensors_checkpoint.hpp"
+#include "formats/hf_config.hpp"
+#include "formats/safetensors_checkpoint.hpp"
+#include "tokenizers/bpe/hf_text.hpp"
 
 namespace adarl {
 namespace {

@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "base/jsonl_text.hpp"
 #include "cli/commands.hpp"
 #include "models/device.hpp"
 #include "models/hf_policy.hpp"
-#include "models/hf_text.hpp"
-#include "tasks/jsonl_text.hpp"
+#include "tokenizers/bpe/hf_text.hpp"
 
 namespace adarl {
 namespace {

@@ -7,9 +7,9 @@
 #include <memory>
 #include <sstream>
 
+#include "base/atomic_file.hpp"
 #include "cli/commands.hpp"
-#include "cli/replay.hpp"
-#include "tasks/atomic_file.hpp"
+#include "experiments/replay.hpp"
 
 namespace adarl {
 namespace {

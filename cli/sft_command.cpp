@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
-#include "cli/sft_job.hpp"
+#include "experiments/sft_job.hpp"
 
 namespace adarl {
 

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "cli/commands.hpp"
-#include "cli/simulate_config.hpp"
-#include "cli/simulate_output.hpp"
+#include "experiments/simulate_config.hpp"
+#include "experiments/simulate_output.hpp"
 
 namespace adarl {
 namespace {

@@ -13,12 +13,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/cache_dir.hpp"
-#include "algorithms/random_keys.hpp"
-#include "cli/run_engines.hpp"
-#include "cli/run_tasks.hpp"
+#include "base/random_keys.hpp"
 #include "config/config_reader.hpp"
 #include "config/pipeline_reader.hpp"
+#include "experiments/cache_dir.hpp"
+#include "experiments/run_engines.hpp"
+#include "experiments/run_tasks.hpp"
 #include "pipelines/pipeline.hpp"
 #include "runtime/interrupt.hpp"
 

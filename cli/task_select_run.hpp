@@ -2,13 +2,13 @@
 // The prompt selection run through the pipeline (links LibTorch, adarl_torch_jobs):
 // K samples per prompt of a pool from a policy, drawn by the run's generators and
 // scored by its verifiers (an evaluation pass of version 0 over the pool), then the
-// window of cli/task_select.hpp; cached under CACHE/select/<key> (cli/cache_dir.hpp).
+// window of experiments/task_select.hpp; cached under CACHE/select/<key> (experiments/cache_dir.hpp).
 
 #include <iosfwd>
 #include <string>
 #include <vector>
 
-#include "cli/task_select.hpp"
+#include "experiments/task_select.hpp"
 #include "pipelines/pipeline_config.hpp"
 
 namespace CLI {

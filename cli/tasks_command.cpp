@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "base/jsonl_text.hpp"
 #include "cli/commands.hpp"
 #include "tasks/dataset.hpp"
 #include "tasks/reference_check.hpp"
@@ -118,7 +119,7 @@ std::string counts(const std::map<std::string, std::size_t>& by_name) {
 constexpr const char* kDatasetSchema =
     "expected one JSON object per line: {\"id\": string, \"prompt\": string, \"answer\": "
     "string, \"task\": string, \"verifier\": string, \"tests\"?: string|object|array, "
-    "\"difficulty\"?: 1..5} (docs/datasets.md)";
+    "\"difficulty\"?: 1..5} (docs/guides/datasets.md)";
 
 /// `--field TASK_FIELD=COLUMN` (repeated), `--verifier`, `--prompt-template`: a dataset
 /// as published (tasks/dataset.hpp, dataset_format), as tasks.fields etc. in a config.
@@ -160,7 +161,7 @@ std::string excerpt(const std::string& text) {
   std::string s = text.size() > 60 ? text.substr(0, 57) + "..." : text;
   for (char& ch : s)
     if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
-  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return json_quoted(s);
 }
 
 /// What a non-plain format made of the file: where each field came from, how the answers
@@ -202,7 +203,7 @@ int run_check(const std::string& input, const dataset_format& format, std::ostre
   if (const auto unusable = find_unusable_references(*items, registry); !unusable.empty()) {
     err << describe_unusable(unusable, *items, input, lines) << "\n"
         << input << ": " << unusable.size() << " of " << items->size()
-        << " items have a reference their verifier cannot use (docs/datasets.md)\n";
+        << " items have a reference their verifier cannot use (docs/guides/datasets.md)\n";
     return 2;
   }
   std::map<std::string, std::size_t> tasks, verifiers;

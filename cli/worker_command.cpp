@@ -1,12 +1,13 @@
-// `adarl worker verify`: a remote verifier worker (runtime/remote_worker.hpp).
+// `adarl worker verify`: a remote verifier worker (net/remote_worker.hpp).
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
 
-#include "runtime/remote_wire.hpp"
 #include "cli/commands.hpp"
+#include "net/curve_key_files.hpp"
+#include "net/remote_wire.hpp"
+#include "net/remote_worker.hpp"
 #include "runtime/interrupt.hpp"
-#include "runtime/remote_worker.hpp"
 
 namespace adarl {
 

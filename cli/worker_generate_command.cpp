@@ -1,4 +1,4 @@
-// `adarl worker generate`: a remote generator worker (runtime/generate_worker.hpp). Links
+// `adarl worker generate`: a remote generator worker (net/generate_worker.hpp). Links
 // LibTorch: the transformer's engine is built here from the spec the run sends.
 #include <CLI/CLI.hpp>
 
@@ -6,9 +6,9 @@
 #include <memory>
 
 #include "cli/commands.hpp"
-#include "runtime/generate_worker.hpp"
+#include "experiments/run_engines.hpp"
+#include "net/generate_worker.hpp"
 #include "runtime/interrupt.hpp"
-#include "cli/run_engines.hpp"
 
 namespace adarl {
 

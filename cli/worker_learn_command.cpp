@@ -1,4 +1,4 @@
-// `adarl worker learn CONFIG --rank R`: rank R > 0 of a replicated learner (README
+// `adarl worker learn CONFIG --rank R`: rank R > 0 of a replicated learner (docs/guides/cluster.md
 // "Replicated learners"; models/torch_engines.hpp serve_learner_replica). Links LibTorch.
 #include <CLI/CLI.hpp>
 
@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "cli/commands.hpp"
-#include "cli/run_engines.hpp"
 #include "config/pipeline_reader.hpp"
+#include "experiments/run_engines.hpp"
 #include "runtime/interrupt.hpp"
 
 namespace adarl {

@@ -1,7 +1,7 @@
 # `cmake --install BUILD --prefix P`: libadarl for programs that embed it.
 #   P/lib/libadarl_*.a                       the static libraries of libadarl
 #   P/include/adarl/DIR/*.hpp                the public headers and what they include
-#   P/lib/cmake/adarl/adarlConfig.cmake      find_package(adarl 0.2 REQUIRED), then
+#   P/lib/cmake/adarl/adarlConfig.cmake      find_package(adarl 0.3 REQUIRED), then
 #                                            target_link_libraries(app adarl::adarl)
 # libadarl is torch-free: the LibTorch policy and the command line are not installed.
 # Included from the top-level CMakeLists.txt once the libraries are defined.
@@ -14,15 +14,16 @@ set(ADARL_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/adarl")
 # The version header (adarl/version.hpp), generated into the build tree.
 configure_file(${CMAKE_CURRENT_LIST_DIR}/version.hpp.in
                ${PROJECT_BINARY_DIR}/include/adarl/version.hpp @ONLY)
-target_include_directories(adarl_algorithms PUBLIC $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>)
+target_include_directories(adarl_base PUBLIC $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>)
 
 # libadarl's libraries under their package names (adarl::pipelines, ...). adarl_warnings
 # is only a link-time dependency of the static libraries (no flags reach a consumer).
 # A library of adarl that one of these starts to link must join this list (CMake stops
 # at generation with "requires target ... that is not in any export set"), or be kept
 # out of libadarl.
-set(ADARL_EXPORTED_TARGETS adarl adarl_algorithms adarl_tasks adarl_tokenizer adarl_sim_model
-    adarl_actors adarl_pipelines adarl_runtime adarl_config adarl_report adarl_warnings)
+set(ADARL_EXPORTED_TARGETS adarl adarl_base adarl_algorithms adarl_tasks adarl_tokenizers adarl_formats
+    adarl_engines
+    adarl_actors adarl_pipelines adarl_runtime adarl_net adarl_config adarl_report adarl_warnings)
 foreach(t IN LISTS ADARL_EXPORTED_TARGETS)
   string(REGEX REPLACE "^adarl_" "" name "${t}")
   if(t STREQUAL "adarl_warnings")
@@ -47,7 +48,7 @@ foreach(t IN LISTS ADARL_EXPORTED_TARGETS)
   endif()
 endforeach()
 target_compile_features(adarl INTERFACE cxx_std_20)
-# xxHash has no CMake package in Debian 12: adarl_runtime links this target, which the
+# xxHash has no CMake package in Debian 12: adarl_net links this target, which the
 # package's config file makes again with find_library.
 add_library(adarl::xxhash UNKNOWN IMPORTED GLOBAL)
 set_target_properties(adarl::xxhash PROPERTIES IMPORTED_LOCATION "${XXHASH_LIBRARY}")
@@ -74,8 +75,8 @@ install(CODE "
   set(ADARL_PUBLIC_HEADERS \"${ADARL_PUBLIC_HEADERS}\")
   include(\"${CMAKE_CURRENT_LIST_DIR}/install_headers.cmake\")")
 
-# The package: config, version (0.x: a minor version may break the API, so 0.2 accepts
-# 0.2.* only), the dependencies' finders.
+# The package: config, version (0.x: a minor version may break the API, so 0.3 accepts
+# 0.3.* only), the dependencies' finders.
 list(TRANSFORM ADARL_PUBLIC_HEADERS PREPEND "adarl/" OUTPUT_VARIABLE ADARL_PUBLIC_HEADERS_TEXT)
 list(APPEND ADARL_PUBLIC_HEADERS_TEXT adarl/version.hpp)
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/adarlConfig.cmake.in

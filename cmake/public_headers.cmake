@@ -1,19 +1,22 @@
 # The public API of libadarl: what an embedding program includes (as <adarl/DIR/FILE>).
 # Internal headers that these include are installed too (an include has to resolve), but
 # they are not part of the API and may change without notice; the rest stays in the
-# source tree. README "Using adarl as a library" lists both.
+# source tree. docs/guides/embedding.md "Using adarl as a library" lists both.
 file(GLOB ADARL_PUBLIC_ALGORITHMS RELATIVE ${PROJECT_SOURCE_DIR}
      CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/algorithms/*.hpp)
 set(ADARL_PUBLIC_HEADERS
+  # The floor: result<T> of every fallible call, the random keys of every stream.
+  base/result.hpp
+  base/random_keys.hpp
   # Messages and the typed actor interfaces (CAF 0.17.6).
   messages/messages.hpp
   messages/interfaces.hpp
   # Engines: the generation and learner engine interfaces, the simulated ones.
-  models/engine.hpp
-  models/sim_engines.hpp
-  models/simulated_policy.hpp
-  models/text_codec.hpp
-  models/tokenizer.hpp
+  engines/engine.hpp
+  engines/sim/sim_engines.hpp
+  engines/sim/simulated_policy.hpp
+  tokenizers/text_codec.hpp
+  tokenizers/tokenizer.hpp
   # Tasks and verifiers.
   tasks/task_item.hpp
   tasks/verifier.hpp

@@ -1,4 +1,6 @@
 #pragma once
+// Reading YAML configs with every problem reported as FILE:LINE: key: what was expected;
+// overrides (key.path=value) and their checks.
 
 #include <cstdint>
 #include <limits>
@@ -9,7 +11,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "algorithms/result.hpp"
+#include "base/result.hpp"
 
 namespace adarl {
 

@@ -9,17 +9,17 @@
 #include <memory>
 #include <sstream>
 
-#include "runtime/listen_address.hpp"
-#include "runtime/remote_wire.hpp"
-#include "models/hf_chat_template.hpp"
-#include "models/hf_config.hpp"
-#include "models/text_codec.hpp"
-#include "models/tokenizer.hpp"
 #include "config/config_reader.hpp"
 #include "config/sim_reader.hpp"
 #include "config/strategy_reader.hpp"
+#include "formats/hf_config.hpp"
+#include "net/curve_key_files.hpp"
+#include "runtime/listen_address.hpp"
 #include "tasks/dataset.hpp"
 #include "tasks/suites.hpp"
+#include "tokenizers/hf_chat_template.hpp"
+#include "tokenizers/text_codec.hpp"
+#include "tokenizers/tokenizer.hpp"
 
 #include "config/number_text.hpp"
 
@@ -33,7 +33,7 @@ void expect(config_map& m, const std::string& key, bool ok, const std::string& w
   if (!ok) m.fail(key, "expected " + what + ", got \"" + text(value) + "\"");
 }
 
-// Bounds of the sizes, counts and durations a run accepts (README "Reliability"): every
+// Bounds of the sizes, counts and durations a run accepts (docs/guides/reliability.md "Reliability"): every
 // value is checked against them before anything starts, so that a typo such as 2e9 is
 // a clear error instead of an allocation failure or a run that never ends.
 constexpr uint64_t max_threads = 256;          // any thread count
@@ -375,7 +375,7 @@ void read_actors(config_map m, actors_section& a) {
   m.finish();
 }
 
-// Replicated learners (README "Replicated learners"): K ranks around rank 0's TCPStore.
+// Replicated learners (docs/guides/cluster.md "Replicated learners"): K ranks around rank 0's TCPStore.
 void read_replicas(config_map& m, learner_section& l) {
   m.get("device", l.device);
   if (!l.device.empty() && !is_device(l.device))

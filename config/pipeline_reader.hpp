@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/result.hpp"
+#include "base/result.hpp"
 #include "pipelines/pipeline_config.hpp"
 
 namespace adarl {

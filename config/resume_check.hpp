@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/result.hpp"
+#include "base/result.hpp"
 
 namespace adarl {
 

@@ -2,8 +2,8 @@
 // Readers of the config sections that `adarl simulate` and `adarl run` share.
 
 #include "algorithms/pass_rate.hpp"
-#include "models/simulated_policy.hpp"
 #include "config/config_reader.hpp"
+#include "engines/sim/simulated_policy.hpp"
 
 namespace adarl {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "engines/engine.hpp"
 #include "messages/messages.hpp"
-#include "models/engine.hpp"
 
 // Weight snapshots travel in process only, as a shared pointer to immutable memory: one
 // copy for all generators. Across processes runtime/ sends their bytes instead.

@@ -1,5 +1,5 @@
 #pragma once
-// The messages of the actor pipeline, one type per hop (DESIGN.md "Data flow").
+// The messages of the actor pipeline, one type per hop (docs/design.md "Data flow").
 // Plain aggregates with an inspect() naming every field, so that CAF can copy, print
 // and serialize them. A reader can follow one sample from request to gradient:
 // work_order -> completion (scored) -> train_group -> step_record.

@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "base/atomic_file.hpp"
 #include "models/snapshot.hpp"
-#include "tasks/atomic_file.hpp"
 
 namespace adarl {
 
@@ -50,7 +50,7 @@ result<std::string> read_file(const fs::path& p) {
 
 namespace {
 
-// The files of a checkpoint in `tmp`, each checked (tasks/atomic_file.hpp), flushed to
+// The files of a checkpoint in `tmp`, each checked (base/atomic_file.hpp), flushed to
 // the disk.
 result<bool> write_checkpoint_files(const fs::path& tmp, transformer& model,
                                     policy_optimizer* opt, const checkpoint_meta& meta) {

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string>
 
-#include "algorithms/result.hpp"
-#include "models/model_config.hpp"
+#include "base/result.hpp"
+#include "engines/model_config.hpp"
 #include "models/optimizer.hpp"
 
 namespace adarl {
@@ -14,7 +14,7 @@ namespace adarl {
 struct checkpoint_meta {
   int64_t step = 0;         ///< Learner steps done (the policy version).
   model_config config;      ///< Shape of the saved model.
-  std::string charset;      ///< Tokenizer vocabulary (models/tokenizer.hpp).
+  std::string charset;      ///< Tokenizer vocabulary (tokenizers/tokenizer.hpp).
 };
 
 /// Writes DIR/meta.json, DIR/model.bin (weight_snapshot bytes) and, when `opt` is

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "algorithms/random_keys.hpp"
-#include "models/tokenizer.hpp"
+#include "base/random_keys.hpp"
+#include "tokenizers/tokenizer.hpp"
 
 namespace adarl {
 

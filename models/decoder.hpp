@@ -5,8 +5,8 @@
 #include <memory>
 #include <vector>
 
+#include "engines/train_config.hpp"
 #include "models/sampler.hpp"
-#include "models/train_config.hpp"
 #include "models/transformer.hpp"
 
 namespace adarl {

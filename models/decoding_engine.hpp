@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "engines/engine.hpp"
 #include "models/decoder.hpp"
-#include "models/engine.hpp"
 #include "models/snapshot.hpp"
 
 namespace adarl {

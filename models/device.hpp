@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "algorithms/result.hpp"
+#include "base/result.hpp"
 
 namespace adarl {
 

@@ -1,5 +1,5 @@
 #pragma once
-// Factories of the generation and learner engines (models/engine.hpp) of a Hugging Face
+// Factories of the generation and learner engines (engines/engine.hpp) of a Hugging Face
 // checkpoint (Qwen2 / Llama family, models/hf_model.hpp). Torch-free header: pipelines
 // and commands build engines without including LibTorch.
 
@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/result.hpp"
-#include "models/engine.hpp"
-#include "models/train_config.hpp"
+#include "base/result.hpp"
+#include "engines/engine.hpp"
+#include "engines/train_config.hpp"
 
 namespace adarl {
 

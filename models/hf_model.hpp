@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "formats/hf_config.hpp"
 #include "models/decoder.hpp"
-#include "models/hf_config.hpp"
 
 namespace adarl {
 

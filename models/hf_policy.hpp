@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "algorithms/result.hpp"
+#include "base/result.hpp"
 #include "models/hf_engines.hpp"
 #include "models/hf_weights.hpp"
 #include "models/sampler.hpp"

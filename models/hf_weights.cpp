@@ -6,10 +6,10 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "models/safetensors.hpp"
-#include "models/safetensors_checkpoint.hpp"
-#include "models/safetensors_writer.hpp"
-#include "tasks/atomic_file.hpp"
+#include "base/atomic_file.hpp"
+#include "formats/safetensors.hpp"
+#include "formats/safetensors_checkpoint.hpp"
+#include "formats/safetensors_writer.hpp"
 
 namespace adarl {
 

@@ -10,11 +10,11 @@
 #include <string>
 #include <utility>
 
-#include "algorithms/result.hpp"
+#include "base/result.hpp"
+#include "formats/tensor_dtype.hpp"
 #include "models/hf_model.hpp"
 #include "models/optimizer.hpp"
 #include "models/snapshot.hpp"
-#include "models/tensor_dtype.hpp"
 
 namespace adarl {
 

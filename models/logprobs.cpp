@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "models/sampler.hpp"
-#include "models/tokenizer.hpp"
+#include "tokenizers/tokenizer.hpp"
 
 namespace adarl {
 

@@ -1,5 +1,5 @@
 #pragma once
-// The learner's objective (ALGORITHM.md section 6), in LibTorch.
+// The learner's objective (docs/algorithm.md "Asynchrony and the loss"), in LibTorch.
 
 #include <torch/torch.h>
 
@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "models/engine.hpp"
-#include "models/train_config.hpp"
+#include "engines/engine.hpp"
+#include "engines/train_config.hpp"
 
 namespace adarl {
 

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "models/safetensors.hpp"
-#include "models/safetensors_writer.hpp"
+#include "formats/safetensors.hpp"
+#include "formats/safetensors_writer.hpp"
 
 namespace adarl {
 

@@ -1,13 +1,13 @@
 #pragma once
-// AdamW with linear warm-up and gradient-norm clipping (ALGORITHM.md section 6).
+// AdamW with linear warm-up and gradient-norm clipping (docs/algorithm.md "Asynchrony and the loss").
 
 #include <torch/torch.h>
 
 #include <memory>
 
-#include "algorithms/result.hpp"
+#include "base/result.hpp"
+#include "engines/train_config.hpp"
 #include "models/transformer.hpp"
-#include "models/train_config.hpp"
 
 namespace adarl {
 

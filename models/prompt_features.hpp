@@ -1,5 +1,5 @@
 #pragma once
-// The learned pass-rate estimator's features from a LibTorch policy (ALGORITHM.md 4d):
+// The learned pass-rate estimator's features from a LibTorch policy (docs/algorithm.md "The learned estimator"):
 // the final hidden state at each prompt's last token, as the policy computes it in
 // prefill. Shared by the learners of every architecture.
 
@@ -8,7 +8,7 @@
 #include <functional>
 #include <vector>
 
-#include "models/engine.hpp"
+#include "engines/engine.hpp"
 
 namespace adarl {
 

@@ -12,9 +12,9 @@
 #include <memory>
 #include <string>
 
-#include "algorithms/result.hpp"
-#include "models/replica_config.hpp"
-#include "models/replica_join_watch.hpp"
+#include "base/result.hpp"
+#include "engines/replica_config.hpp"
+#include "engines/replica_join_watch.hpp"
 
 namespace adarl {
 

@@ -7,7 +7,7 @@
 #include <numeric>
 
 #include "models/decoder.hpp"
-#include "models/tokenizer.hpp"
+#include "tokenizers/tokenizer.hpp"
 
 namespace adarl {
 

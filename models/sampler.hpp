@@ -6,13 +6,13 @@
 #include <memory>
 #include <vector>
 
+#include "engines/train_config.hpp"
 #include "models/transformer.hpp"
-#include "models/train_config.hpp"
 
 namespace adarl {
 
 /// One completion to draw: the prompt's token ids and its random stream, a key derived
-/// from (seed, step, prompt id, sample index) by the caller (algorithms/random_keys.hpp).
+/// from (seed, step, prompt id, sample index) by the caller (base/random_keys.hpp).
 struct sample_job {
   std::vector<int32_t> prompt;
   uint64_t stream = 0;

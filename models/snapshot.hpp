@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "algorithms/result.hpp"
-#include "models/engine.hpp"
+#include "base/result.hpp"
+#include "engines/engine.hpp"
 #include "models/transformer.hpp"
 
 namespace adarl {

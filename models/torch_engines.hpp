@@ -1,5 +1,5 @@
 #pragma once
-// Factories of the LibTorch generation and learner engines (models/engine.hpp).
+// Factories of the LibTorch generation and learner engines (engines/engine.hpp).
 // Torch-free header: pipelines build engines without including LibTorch.
 
 #include <atomic>
@@ -7,12 +7,12 @@
 #include <memory>
 #include <string>
 
-#include "algorithms/result.hpp"
-#include "models/engine.hpp"
-#include "models/model_config.hpp"
-#include "models/replica_config.hpp"
-#include "models/replica_join_watch.hpp"
-#include "models/train_config.hpp"
+#include "base/result.hpp"
+#include "engines/engine.hpp"
+#include "engines/model_config.hpp"
+#include "engines/replica_config.hpp"
+#include "engines/replica_join_watch.hpp"
+#include "engines/train_config.hpp"
 
 namespace adarl {
 

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "engines/batch_shares.hpp"
 #include "models/checkpoint.hpp"
 #include "models/device.hpp"
 #include "models/loss.hpp"
@@ -20,7 +21,6 @@
 #include "models/prompt_features.hpp"
 #include "models/sampler.hpp"
 #include "models/snapshot.hpp"
-#include "models/batch_shares.hpp"
 
 namespace adarl {
 

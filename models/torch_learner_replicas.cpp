@@ -10,7 +10,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "models/batch_shares.hpp"
+#include "engines/batch_shares.hpp"
 #include "models/torch_learner.hpp"
 
 namespace adarl {

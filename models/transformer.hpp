@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "models/model_config.hpp"
+#include "engines/model_config.hpp"
 
 namespace adarl {
 

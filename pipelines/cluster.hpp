@@ -1,5 +1,5 @@
 #pragma once
-// The parts of a run outside this process, seen from the pipeline: runtime/cluster.hpp
+// The parts of a run outside this process, seen from the pipeline: net/config_cluster.hpp
 // makes them for the remote verifier and generator workers of a config (ZeroMQ hubs),
 // so that pipelines/ knows no sockets. An embedding program may bring its own.
 
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "actors/prompt_table.hpp"
-#include "algorithms/result.hpp"
+#include "base/result.hpp"
 #include "messages/interfaces.hpp"
 
 namespace adarl {

@@ -1,6 +1,6 @@
 #pragma once
 // A CURVE key pair as configs carry it (the functions that make, read and write key
-// files are runtime/remote_wire.hpp's).
+// files are net/remote_wire.hpp's).
 
 #include <string>
 

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 
-#include "models/hf_config.hpp"
-#include "models/sim_engines.hpp"
+#include "base/atomic_file.hpp"
+#include "engines/sim/sim_engines.hpp"
+#include "formats/hf_config.hpp"
 #include "pipelines/pipeline_handle.hpp"
-#include "tasks/atomic_file.hpp"
 
 namespace adarl {
 

@@ -12,12 +12,12 @@
 
 #include "actors/checkpoint_files.hpp"
 #include "actors/log.hpp"
-#include "actors/run_observer.hpp"
-#include "pipelines/cluster.hpp"
 #include "actors/prompt_table.hpp"
-#include "algorithms/result.hpp"
-#include "models/engine.hpp"
-#include "models/engine_spec.hpp"
+#include "actors/run_observer.hpp"
+#include "base/result.hpp"
+#include "engines/engine.hpp"
+#include "engines/engine_spec.hpp"
+#include "pipelines/cluster.hpp"
 #include "pipelines/pipeline_config.hpp"
 
 namespace adarl {
@@ -41,7 +41,7 @@ struct run_options {
   /// Told of every step line, evaluation and tracker status (runtime/metrics_http.hpp);
   /// unset = none.
   std::shared_ptr<run_observer> observer;
-  /// Parts of the run outside this process (runtime/cluster.hpp: the remote workers of
+  /// Parts of the run outside this process (net/config_cluster.hpp: the remote workers of
   /// the config); unset = none.
   cluster_factory cluster;
 };

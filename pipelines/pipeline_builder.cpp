@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "models/tokenizer.hpp"
+#include "tokenizers/tokenizer.hpp"
 
 namespace adarl {
 

@@ -12,7 +12,7 @@
 
 #include "actors/prompt_table.hpp"
 #include "actors/run_observer.hpp"
-#include "algorithms/result.hpp"
+#include "base/result.hpp"
 #include "pipelines/pipeline.hpp"
 #include "pipelines/pipeline_config.hpp"
 #include "pipelines/pipeline_handle.hpp"
@@ -53,7 +53,7 @@ class pipeline_builder {
   pipeline_builder& verifier(std::string name, reward_rule rule);
   /// Verifier actors of the caller's in place of adarl's (pipeline_handle.hpp).
   pipeline_builder& verifier_actors(verifier_factory factory);
-  /// The engines (models/engine.hpp); default: the simulated ones for model.kind
+  /// The engines (engines/engine.hpp); default: the simulated ones for model.kind
   /// simulated. Either member may be left unset to keep the default for it.
   pipeline_builder& engines(engine_factories factories);
   /// Told of every step line, evaluation and tracker status (actors/run_observer.hpp).

@@ -10,10 +10,10 @@
 
 #include "algorithms/remote_pool.hpp"
 #include "algorithms/tracker_core.hpp"
-#include "models/model_config.hpp"
-#include "models/replica_config.hpp"
-#include "models/sim_engines.hpp"
-#include "models/train_config.hpp"
+#include "engines/model_config.hpp"
+#include "engines/replica_config.hpp"
+#include "engines/sim/sim_engines.hpp"
+#include "engines/train_config.hpp"
 #include "pipelines/curve_keys.hpp"
 
 namespace adarl {
@@ -39,7 +39,7 @@ struct policy_section {
   sim_model_config sim;            ///< kind: simulated.
   // kind: hf. The shape and weights come from `hf_path`; model.max_len is the context.
   std::string hf_path;             ///< `model.path`: the HF directory (config.json, ...).
-  std::string chat_template = "auto";  ///< auto, none, chatml or llama3 (models/hf_chat_template.hpp).
+  std::string chat_template = "auto";  ///< auto, none, chatml or llama3 (tokenizers/hf_chat_template.hpp).
   std::string system_prompt = "auto";  ///< auto (the template's default), "" (none) or text.
 };
 
@@ -50,7 +50,7 @@ struct tasks_section {
   uint32_t train = 512;            ///< Training prompts generated from the suite.
   uint32_t held_out = 128;         ///< Held-out prompts (evaluation only).
   std::vector<double> difficulty_mix{1, 1, 1, 1, 1};  ///< Weights of levels 1..5.
-  std::string prompt_format = "plain";  ///< plain or boxed (models/text_codec.hpp).
+  std::string prompt_format = "plain";  ///< plain or boxed (tokenizers/text_codec.hpp).
   // A dataset as published (tasks/dataset.hpp, dataset_format); all empty = adarl's own.
   std::map<std::string, std::string> fields;  ///< `fields`: task field -> column.
   std::string verifier;         ///< For lines without a verifier column.
@@ -58,7 +58,7 @@ struct tasks_section {
 };
 
 /// `actors.remote_verifiers:` - verifier workers on other machines (`adarl worker
-/// verify --connect ENDPOINT`), runtime/remote_verifier.hpp. Off while bind is "".
+/// verify --connect ENDPOINT`), net/remote_verifier.hpp. Off while bind is "".
 struct remote_verifiers_section {
   std::string bind;                ///< ZeroMQ endpoint to listen on, e.g. "tcp://*:5557".
   remote_pool_config pool;         ///< heartbeat, timeout, local_after, lease, attempts.
@@ -69,7 +69,7 @@ struct remote_verifiers_section {
 };
 
 /// `actors.remote_generators:` - generator workers on other machines (`adarl worker
-/// generate --connect ENDPOINT`), runtime/remote_generator.hpp. Off while bind is "".
+/// generate --connect ENDPOINT`), net/remote_generator.hpp. Off while bind is "".
 struct remote_generators_section {
   std::string bind;                ///< ZeroMQ endpoint to listen on, e.g. "tcp://*:5558".
   double heartbeat = 0.5;          ///< Seconds between heartbeats to each worker.
@@ -111,7 +111,7 @@ struct learner_section {
   /// CPU generators, or the reverse.
   std::string device;
   /// `replicas`, `store`, `collective_timeout`, `join_timeout`, `check_replicas`: data-
-  /// parallel learner ranks (README "Replicated learners"); rank stays 0 here.
+  /// parallel learner ranks (docs/guides/cluster.md "Replicated learners"); rank stays 0 here.
   replica_config replicas;
 };
 
@@ -165,7 +165,7 @@ struct pipeline_config {
   /// directory (files the coordinator writes) instead of receiving its bytes.
   std::string weights_path;
   uint64_t seed = 1;
-  bool deterministic = false;        ///< Exact lag (DESIGN.md "Determinism").
+  bool deterministic = false;        ///< Exact lag (docs/design.md "Determinism").
   bool progress = true;              ///< One-line progress display on a terminal.
   /// A run whose tracker, learner and generators make no progress for this long stops
   /// with an error naming what it waits for (an optimizer step in progress counts as

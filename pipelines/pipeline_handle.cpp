@@ -13,7 +13,6 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/logger.h>
 
-#include "actors/clock.hpp"
 #include "actors/evaluator.hpp"
 #include "actors/failure.hpp"
 #include "actors/generator.hpp"
@@ -21,7 +20,8 @@
 #include "actors/metrics_sink.hpp"
 #include "actors/tracker.hpp"
 #include "actors/verifier.hpp"
-#include "tasks/atomic_file.hpp"
+#include "base/atomic_file.hpp"
+#include "base/clock.hpp"
 
 namespace adarl {
 
@@ -117,25 +117,131 @@ struct pipeline_handle::impl {
   }
   result<bool> start(prompt_table_ptr prompts, pipeline_components parts);
   result<run_outcome> supervise();
+
+ private:
+  /// Where a resumed run continues: the tracker's saved state, checked against the
+  /// manifest, and the weights version it carries. Nothing for a fresh run.
+  result<bool> read_resume(std::optional<tracker_state>& restored, uint64_t& version) const;
+  /// The local verifiers (adarl's or the caller's), watched.
+  result<bool> spawn_verifiers(const pipeline_components& parts, const prompt_table_ptr& prompts,
+                               std::shared_ptr<const verifier_registry> registry,
+                               std::shared_ptr<const tokenizer> tok);
+  /// The cluster's view of this run, for the parts outside this process.
+  cluster_context cluster_view(const prompt_table_ptr& prompts, caf::actor supervisor);
+  /// The local generators, each drawing from its own engine and sending to `scorers`.
+  void spawn_generators(const pipeline_components& parts, const prompt_table_ptr& prompts,
+                        const std::vector<verifier_actor>& scorers, caf::actor supervisor);
+  /// What the learner is given: its engine, its peers, the run's budget and schedule.
+  learner_setup learner_settings(const pipeline_components& parts, const prompt_table_ptr& prompts,
+                                 const metrics_totals& totals, const std::string& config_text,
+                                 caf::actor supervisor) const;
 };
+
+result<bool> pipeline_handle::impl::read_resume(std::optional<tracker_state>& restored,
+                                                uint64_t& version) const {
+  const auto& o = options;
+  if (o.resume_from.empty()) return true;
+  auto m = read_manifest(o.resume_from);
+  if (!m) return m.err();
+  auto s = load_tracker_state(o.resume_from + "/tracker.json");
+  if (!s) return s.err();
+  if (int64_t(s->next_step) != m->through + 1)
+    return error{o.resume_from + ": tracker.json continues at step " +
+                 std::to_string(s->next_step) + ", the manifest carries steps through " +
+                 std::to_string(m->through)};
+  restored = std::move(*s);
+  version = m->version;
+  return true;
+}
+
+result<bool> pipeline_handle::impl::spawn_verifiers(
+    const pipeline_components& parts, const prompt_table_ptr& prompts,
+    std::shared_ptr<const verifier_registry> registry, std::shared_ptr<const tokenizer> tok) {
+  for (uint32_t i = 0; i < config.actors.verifiers; ++i) {
+    if (parts.verifier_actors) {
+      auto v = parts.verifier_actors({&sys, i, prompts, tracker, registry});
+      if (!v) return error{"verifier " + std::to_string(i) + ": " + v.err().message};
+      verifiers.push_back(*v);
+    } else {
+      verifiers.push_back(spawn_verifier(sys, {prompts, registry, tok, tracker}));
+    }
+    watch.watch(self, verifiers.back(), "verifier " + std::to_string(i));
+  }
+  return true;
+}
+
+cluster_context pipeline_handle::impl::cluster_view(const prompt_table_ptr& prompts,
+                                                    caf::actor supervisor) {
+  cluster_context cc;
+  cc.sys = &sys;
+  cc.config = &config;
+  cc.prompts = prompts;
+  cc.tracker = tracker;
+  cc.metrics = metrics;
+  cc.warn = [supervisor](const std::string& w) { caf::anon_send(supervisor, w); };
+  cc.note = [l = run_log](const std::string& line) { log_note(l, line); };
+  cc.say = [this](const std::string& line) { say(line); };
+  return cc;
+}
+
+void pipeline_handle::impl::spawn_generators(const pipeline_components& parts,
+                                             const prompt_table_ptr& prompts,
+                                             const std::vector<verifier_actor>& scorers,
+                                             caf::actor supervisor) {
+  for (uint32_t i = 0; i < config.actors.generators; ++i) {
+    generator_setup gs;
+    gs.index = i;
+    gs.make_engine = [f = parts.engines.generator, i] { return f(i); };
+    gs.prompts = prompts;
+    gs.tracker = tracker;
+    gs.verifiers = scorers;
+    gs.metrics = metrics;
+    gs.supervisor = supervisor;
+    gs.log = run_log;
+    generators.push_back(spawn_generator(sys, std::move(gs)));
+    watch.watch(self, generators.back(), "generator " + std::to_string(i));
+  }
+}
+
+learner_setup pipeline_handle::impl::learner_settings(const pipeline_components& parts,
+                                                      const prompt_table_ptr& prompts,
+                                                      const metrics_totals& totals,
+                                                      const std::string& config_text,
+                                                      caf::actor supervisor) const {
+  const auto& c = config;
+  learner_setup ls;
+  ls.send_features = c.tracker.estimator == estimator_kind::learned;
+  ls.make_engine = parts.engines.learner;
+  ls.prompts = prompts;
+  ls.tracker = tracker;
+  ls.generators = generators;
+  ls.evaluator = evaluator;
+  ls.metrics = metrics;
+  ls.supervisor = supervisor;
+  ls.steps = c.tracker.steps;
+  ls.sample_budget = c.tracker.sample_budget;
+  ls.min_steps = c.tracker.min_steps;
+  ls.samples_before = totals.samples;
+  ls.last_step_samples = totals.last_step_samples;
+  ls.evaluated = totals.evaluated;
+  ls.checkpoint_every = c.learner.checkpoint_every;
+  ls.eval_every = c.eval.every;
+  ls.eval_every_samples = c.eval.every_samples;
+  ls.exact_lag = c.tracker.lag.exact;
+  ls.max_lag = c.tracker.lag.max_lag;
+  ls.checkpoint_dir = c.out + "/checkpoints";
+  ls.resume_from = options.resume_from;
+  if (!c.effective.empty()) ls.config_json = config_text;
+  ls.log = run_log;
+  return ls;
+}
 
 result<bool> pipeline_handle::impl::start(prompt_table_ptr prompts, pipeline_components parts) {
   const auto& c = config;
   const auto& o = options;
   std::optional<tracker_state> restored;
   uint64_t resumed_version = 0;
-  if (!o.resume_from.empty()) {
-    auto m = read_manifest(o.resume_from);
-    if (!m) return m.err();
-    auto s = load_tracker_state(o.resume_from + "/tracker.json");
-    if (!s) return s.err();
-    if (int64_t(s->next_step) != m->through + 1)
-      return error{o.resume_from + ": tracker.json continues at step " +
-                   std::to_string(s->next_step) + ", the manifest carries steps through " +
-                   std::to_string(m->through)};
-    restored = std::move(*s);
-    resumed_version = m->version;
-  }
+  if (auto ok = read_resume(restored, resumed_version); !ok) return ok.err();
   if (!parts.engines.generator || !parts.engines.learner) {
     if (c.policy.kind != policy_kind::simulated)
       return error{"model.kind: only the simulated policy has engines in libadarl; pass "
@@ -182,31 +288,14 @@ result<bool> pipeline_handle::impl::start(prompt_table_ptr prompts, pipeline_com
   ts.alarm.share = c.metrics.alarm_share;
   tracker = spawn_tracker(sys, ts);
   watch.watch(self, tracker, "tracker");
-  for (uint32_t i = 0; i < c.actors.verifiers; ++i) {
-    if (parts.verifier_actors) {
-      auto v = parts.verifier_actors({&sys, i, prompts, tracker, registry});
-      if (!v) {
-        stop_actors();
-        return error{"verifier " + std::to_string(i) + ": " + v.err().message};
-      }
-      verifiers.push_back(*v);
-    } else {
-      verifiers.push_back(spawn_verifier(sys, {prompts, registry, shared_tok, tracker}));
-    }
-    watch.watch(self, verifiers.back(), "verifier " + std::to_string(i));
+  if (auto ok = spawn_verifiers(parts, prompts, registry, shared_tok); !ok) {
+    stop_actors();
+    return ok.err();
   }
   // Parts outside this process (remote workers): they may put hubs in front of the
   // local verifiers and add generators.
   cluster = o.cluster ? o.cluster() : nullptr;
-  cluster_context cc;
-  cc.sys = &sys;
-  cc.config = &c;
-  cc.prompts = prompts;
-  cc.tracker = tracker;
-  cc.metrics = metrics;
-  cc.warn = [supervisor](const std::string& w) { caf::anon_send(supervisor, w); };
-  cc.note = [l = run_log](const std::string& line) { log_note(l, line); };
-  cc.say = [this](const std::string& line) { say(line); };
+  cluster_context cc = cluster_view(prompts, supervisor);
   std::vector<verifier_actor> scorers = verifiers;
   if (cluster) {
     auto s = cluster->scorers(cc, verifiers);
@@ -219,19 +308,7 @@ result<bool> pipeline_handle::impl::start(prompt_table_ptr prompts, pipeline_com
       if (std::find(verifiers.begin(), verifiers.end(), v) == verifiers.end())
         watch.watch(self, v, "remote verifier hub");
   }
-  for (uint32_t i = 0; i < c.actors.generators; ++i) {
-    generator_setup gs;
-    gs.index = i;
-    gs.make_engine = [f = parts.engines.generator, i] { return f(i); };
-    gs.prompts = prompts;
-    gs.tracker = tracker;
-    gs.verifiers = scorers;
-    gs.metrics = metrics;
-    gs.supervisor = supervisor;
-    gs.log = run_log;
-    generators.push_back(spawn_generator(sys, std::move(gs)));
-    watch.watch(self, generators.back(), "generator " + std::to_string(i));
-  }
+  spawn_generators(parts, prompts, scorers, supervisor);
   if (cluster) {
     auto remote = cluster->generators(cc, scorers);
     if (!remote) {
@@ -245,31 +322,7 @@ result<bool> pipeline_handle::impl::start(prompt_table_ptr prompts, pipeline_com
   }
   evaluator = spawn_evaluator(sys, {prompts, c.eval.greedy, c.eval.samples, tracker, metrics});
   watch.watch(self, evaluator, "evaluator");
-  learner_setup ls;
-  ls.send_features = c.tracker.estimator == estimator_kind::learned;
-  ls.make_engine = parts.engines.learner;
-  ls.prompts = prompts;
-  ls.tracker = tracker;
-  ls.generators = generators;
-  ls.evaluator = evaluator;
-  ls.metrics = metrics;
-  ls.supervisor = supervisor;
-  ls.steps = c.tracker.steps;
-  ls.sample_budget = c.tracker.sample_budget;
-  ls.min_steps = c.tracker.min_steps;
-  ls.samples_before = totals.samples;
-  ls.last_step_samples = totals.last_step_samples;
-  ls.evaluated = totals.evaluated;
-  ls.checkpoint_every = c.learner.checkpoint_every;
-  ls.eval_every = c.eval.every;
-  ls.eval_every_samples = c.eval.every_samples;
-  ls.exact_lag = c.tracker.lag.exact;
-  ls.max_lag = c.tracker.lag.max_lag;
-  ls.checkpoint_dir = c.out + "/checkpoints";
-  ls.resume_from = o.resume_from;
-  if (!c.effective.empty()) ls.config_json = config_text;
-  ls.log = run_log;
-  learner = spawn_learner(sys, std::move(ls));
+  learner = spawn_learner(sys, learner_settings(parts, prompts, totals, config_text, supervisor));
   watch.watch(self, learner, "learner");
   self->send(tracker, start_atom::value, learner, evaluator);
   return true;

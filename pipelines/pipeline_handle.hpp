@@ -13,7 +13,7 @@
 #include <string>
 
 #include "actors/prompt_table.hpp"
-#include "algorithms/result.hpp"
+#include "base/result.hpp"
 #include "messages/interfaces.hpp"
 #include "pipelines/pipeline.hpp"
 #include "pipelines/pipeline_config.hpp"
@@ -44,7 +44,7 @@ using verifier_factory = std::function<result<verifier_actor>(const verifier_con
 
 /// The caller's parts of a pipeline; an unset member means adarl's own.
 struct pipeline_components {
-  /// The engines (models/engine.hpp). Unset: the simulated ones (sim_factories) for
+  /// The engines (engines/engine.hpp). Unset: the simulated ones (sim_factories) for
   /// model.kind simulated; any other kind needs engines here (the LibTorch engines are
   /// not part of libadarl).
   engine_factories engines;

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "algorithms/random_keys.hpp"
+#include "base/random_keys.hpp"
 #include "tasks/dataset.hpp"
 #include "tasks/reference_check.hpp"
 #include "tasks/suites.hpp"

@@ -14,14 +14,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "actors/clock.hpp"
-#include "actors/json_lines.hpp"
 #include "algorithms/convergence.hpp"
 #include "algorithms/step_summary.hpp"
+#include "base/atomic_file.hpp"
+#include "base/clock.hpp"
+#include "base/json_lines.hpp"
 #include "config/config_reader.hpp"
 #include "config/pipeline_reader.hpp"
 #include "report/paired_stats.hpp"
-#include "tasks/atomic_file.hpp"
 
 namespace adarl {
 

@@ -2,7 +2,7 @@
 // `adarl compare`: several strategies over several seeds from one pipeline config, each
 // from the same base checkpoint and the same prompts, each with the same cumulative
 // sample budget; then compare.json (every number) and the report. Torch-free: the
-// engines come from a function (cli/run_engines.hpp for the transformer).
+// engines come from a function (experiments/run_engines.hpp for the transformer).
 
 #include <atomic>
 #include <cstdint>
@@ -13,12 +13,12 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "algorithms/result.hpp"
+#include "base/result.hpp"
 #include "pipelines/pipeline.hpp"
 
 namespace adarl {
 
-/// `compare.select:`: the paper's prompt selection before the runs (cli/task_select.hpp):
+/// `compare.select:`: the paper's prompt selection before the runs (experiments/task_select.hpp):
 /// K samples per prompt from the base policy, a prompt kept when its number of correct
 /// samples is in [min_correct, max_correct]; training prompts from a pool of the suite's
 /// train split, held-out prompts from a pool of its held-out split (never the same).

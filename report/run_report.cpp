@@ -5,11 +5,11 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "actors/json_lines.hpp"
+#include "base/atomic_file.hpp"
+#include "base/json_lines.hpp"
 #include "report/report.hpp"
 #include "report/run_facts.hpp"
 #include "report/run_page.hpp"
-#include "tasks/atomic_file.hpp"
 
 namespace adarl {
 

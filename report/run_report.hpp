@@ -7,7 +7,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 
-#include "algorithms/result.hpp"
+#include "base/result.hpp"
 
 namespace adarl {
 

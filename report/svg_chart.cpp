@@ -142,6 +142,13 @@ plot_area fit(const chart& c) {
   a.right = a.width - (side_legend ? legend_margin : plain_margin);
   a.top = margin_top + (!c.legend.empty() && c.legend_top ? legend_row : 0);
   a.bottom = a.height - margin_bottom;
+  // The y tick labels end 6 units left of the plot and the rotated y title takes the
+  // first 20: a long label ("0.0015") moves the plot right instead of running into the
+  // title (7 units per character of the 12-unit font).
+  std::size_t widest = 0;
+  for (double k = 0; k <= std::round((a.y.hi - a.y.lo) / a.y.step); ++k)
+    widest = std::max(widest, tick_text(a.y.lo + k * a.y.step, a.y.step).size());
+  a.left = std::max(margin_left, 26 + 7.0 * static_cast<double>(widest));
   return a;
 }
 

@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "algorithms/result.hpp"
+#include "base/result.hpp"
 
 namespace httplib {
 class Server;
@@ -20,7 +20,7 @@ class Server;
 
 namespace adarl {
 
-/// How much of the service one client may take (README "Watching a run").
+/// How much of the service one client may take (docs/guides/watching.md "Watching a run").
 struct http_limits {
   uint32_t threads = 4;          ///< Connections answered at once.
   uint32_t queue = 64;           ///< Accepted connections waiting for a thread; more are closed.

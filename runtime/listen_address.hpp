@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "algorithms/result.hpp"
+#include "base/result.hpp"
 
 namespace adarl {
 

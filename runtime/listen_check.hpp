@@ -2,7 +2,7 @@
 // The listening addresses of a run, tried before any long work: a busy or bad
 // actors.remote_*.bind is bad input (exit 2) at start-up, not after a warm start.
 
-#include "algorithms/result.hpp"
+#include "base/result.hpp"
 #include "pipelines/pipeline_config.hpp"
 
 namespace adarl {

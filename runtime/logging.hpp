@@ -8,7 +8,7 @@
 #include <string>
 
 #include "actors/log.hpp"
-#include "algorithms/result.hpp"
+#include "base/result.hpp"
 #include "pipelines/pipeline_config.hpp"
 
 namespace adarl {

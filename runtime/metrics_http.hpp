@@ -11,7 +11,7 @@
 #include <string>
 
 #include "actors/run_observer.hpp"
-#include "algorithms/result.hpp"
+#include "base/result.hpp"
 #include "runtime/bounded_http_server.hpp"
 #include "runtime/listen_address.hpp"
 #include "runtime/metrics_text.hpp"

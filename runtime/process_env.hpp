@@ -7,7 +7,7 @@ namespace adarl {
 /// Makes sure the process runs with:
 /// - OMP_WAIT_POLICY=PASSIVE: LibTorch's OpenMP threads sleep instead of spinning while
 ///   they wait, so that they do not fight the actors, TBB and each other on a small
-///   machine (TOOLCHAIN.md "Speed"; libgomp reads it when it loads);
+///   machine (docs/development.md "Building by hand"; libgomp reads it when it loads);
 /// - OPENBLAS_CORETYPE: OpenBLAS picks its kernels by CPU model when it loads, and
 ///   Debian 12's OpenBLAS 0.3.21 falls back to its SSE3 kernels ("Prescott") on CPUs it
 ///   does not know (this machine: an AVX-512 Xeon, family 6 model 207). When OpenBLAS

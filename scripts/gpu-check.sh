@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU check of issue 17 (README "Hugging Face models"): builds adarl against the CUDA
+# The GPU check of issue 17 (docs/guides/models.md "Hugging Face models"): builds adarl against the CUDA
 # LibTorch of a Python PyTorch install (its CMake prefix), with every other library from
 # Debian 12 packages extracted into a prefix (no root, no apt on the GPU machine), then
 # runs the LibTorch tests (models_tests; cuda:0 where they ask for it) and model_bench's
@@ -138,7 +138,7 @@ cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release \
   || { tail -n 30 "$build.configure.log"; echo "gpu-check: cmake configure failed"; exit 1; }
 grep -E "Torch|CUDA" "$build.configure.log" | head -n 5 || true
 jobs=$(nproc)
-with_libs cmake --build "$build" -j "$jobs" --target adarl_cli models_tests hf_tests model_bench \
+with_libs cmake --build "$build" -j "$jobs" --target adarl_cli models_tests tokenizers_tests formats_tests model_bench \
   > "$build.build.log" 2>&1 \
   || { grep -E "error" "$build.build.log" | head -n 20; echo "gpu-check: build failed"; exit 1; }
 echo "gpu-check: built (log $build.build.log)"
@@ -146,7 +146,7 @@ echo "gpu-check: built (log $build.build.log)"
 # --- tests and benchmark on the GPU ----------------------------------------------------
 status=0
 export ADARL_TEST_DEVICE="$device"   # tests that take a device use this one
-(cd "$build" && with_libs ctest -R '^models\.' --output-on-failure -j 4 > "$build.ctest.log" 2>&1) || status=1
+(cd "$build" && with_libs ctest -R '^(models|tokenizers|formats)\.' --output-on-failure -j 4 > "$build.ctest.log" 2>&1) || status=1
 grep -E "tests passed|tests failed|\*\*\*Failed|Not Run" "$build.ctest.log" | head -n 20
 echo "gpu-check: model_bench, HF architecture at Qwen2.5-0.5B's shape on $device"
 with_libs "$build/bench/model_bench" 8 --model hf --device "$device" --shape 0.5b --bf16 || status=1

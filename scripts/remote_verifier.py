@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A remote verifier worker in Python: the wire protocol of runtime/remote_wire.hpp with
+"""A remote verifier worker in Python: the wire protocol of net/remote_wire.hpp with
 pyzmq and msgpack (Debian: python3-zmq python3-msgpack), so that any scorer written in
 Python (a unit-test runner, a model judge, a service call) can serve an adarl run.
 

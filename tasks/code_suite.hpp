@@ -1,4 +1,5 @@
 #pragma once
+// The procedural code suite: programs by example in the expression language.
 
 #include <vector>
 

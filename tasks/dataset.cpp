@@ -1,6 +1,7 @@
-#include "tasks/jsonl_text.hpp"
 #include "tasks/dataset.hpp"
-#include "tasks/atomic_file.hpp"
+
+#include "base/atomic_file.hpp"
+#include "base/jsonl_text.hpp"
 #include "tasks/math_extract.hpp"
 #include "tasks/text.hpp"
 
@@ -122,9 +123,7 @@ std::string named_by_column(std::string message, const dataset_format& f) {
     const std::string from = "field \"" + name + "\"";
     if (const auto at = message.find(from); at != std::string::npos)
       message.replace(at, from.size(),
-                      "column " + json(column).dump(-1, ' ', false,
-                                                    json::error_handler_t::replace) +
-                          " (mapped to " + name + ")");
+                      "column " + json_quoted(column) + " (mapped to " + name + ")");
   }
   return message;
 }
@@ -192,8 +191,7 @@ result<std::vector<task_item>> load_dataset(std::istream& in, const std::string&
       const auto [it, fresh] = first_line.emplace(item.id, line);
       if (!fresh) {
         p.add(line,
-              "id " + json(item.id).dump(-1, ' ', false, json::error_handler_t::replace) +
-                  ": duplicate (first on line " + std::to_string(it->second) + ")");
+              "id " + json_quoted(item.id) + ": duplicate (first on line " + std::to_string(it->second) + ")");
         continue;
       }
     }

@@ -1,4 +1,5 @@
 #pragma once
+// Loading JSONL datasets into task items, with the column mapping of datasets as published.
 
 #include <cstddef>
 #include <cstdint>
@@ -7,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/result.hpp"
+#include "base/result.hpp"
 #include "tasks/task_item.hpp"
 #include "tasks/verifier_registry.hpp"
 
@@ -19,7 +20,7 @@ inline constexpr std::size_t max_dataset_errors = 20;
 /// How the lines of a dataset as people publish it (`{"problem", "solution"}`,
 /// `{"question", "answer": "... #### 42"}`) become tasks: the run config's
 /// `tasks.fields`, `tasks.verifier` and `tasks.prompt_template`, or `adarl tasks check
-/// --field --verifier --prompt-template` (docs/datasets.md "Datasets as published").
+/// --field --verifier --prompt-template` (docs/guides/datasets.md "Datasets as published").
 /// When any of them is set (not plain()), a line is read as follows:
 /// - each task field (dataset_field_names) comes from the column `columns` names for it,
 ///   else from the column of its own name;
@@ -66,7 +67,7 @@ struct dataset_mapping_counts {
 /// non-empty), optional "tests" (a string, or a JSON object or array stored re-serialized
 /// as compact JSON) and "difficulty" (an integer from 1 to 5); null counts as absent,
 /// other fields are ignored, empty lines are skipped; a line nested deeper than
-/// max_json_depth (tasks/jsonl_text.hpp) is not valid JSON. A non-plain `format` reads
+/// max_json_depth (base/jsonl_text.hpp) is not valid JSON. A non-plain `format` reads
 /// other columns (dataset_format); `counts`, when given, receives how it read them.
 /// Fails with every problem found (up to max_dataset_errors, one per line of the
 /// message), each naming FILE:LINE and the field:

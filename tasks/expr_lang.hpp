@@ -1,4 +1,6 @@
 #pragma once
+// The expression language of the code suite: a bounded parser and evaluator for
+// untrusted programs.
 
 #include <cstddef>
 #include <cstdint>
@@ -7,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "algorithms/result.hpp"
+#include "base/result.hpp"
 
 namespace adarl {
 

@@ -1,4 +1,5 @@
 #pragma once
+// The expr verifier: runs the program a completion proposes against hidden tests.
 
 #include <string>
 #include <string_view>

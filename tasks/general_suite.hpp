@@ -1,4 +1,5 @@
 #pragma once
+// The procedural general suite: string transformations sized for a character policy.
 
 #include <vector>
 

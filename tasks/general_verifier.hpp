@@ -1,4 +1,5 @@
 #pragma once
+// The general verifiers: the answer compared as text, after the configured normalisation.
 
 #include <cstddef>
 #include <string>

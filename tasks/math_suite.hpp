@@ -1,4 +1,5 @@
 #pragma once
+// The procedural arithmetic suite, levels 1-5.
 
 #include <vector>
 

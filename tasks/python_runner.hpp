@@ -1,4 +1,5 @@
 #pragma once
+// Running a Python program in the sandbox: rlimits, namespaces, time and output limits.
 
 #include <chrono>
 #include <cstddef>

@@ -1,4 +1,5 @@
 #pragma once
+// The python verifier: a program run against stdin/stdout tests in the sandbox.
 
 #include <string>
 #include <string_view>
@@ -13,7 +14,7 @@ namespace adarl {
 /// The program is extract_program(completion) (tasks/expr_verifier.hpp).
 ///
 /// The tests format (item.tests, a dataset line's "tests" as a JSON object or as a
-/// string holding one; docs/datasets.md):
+/// string holding one; docs/guides/datasets.md):
 ///   {"cases": [{"input": "1 2\n", "output": "3"}, {"output": "hello"}]}
 /// - "cases": a non-empty array of objects;
 /// - "output": a string, required: the expected stdout; compared trimmed of surrounding

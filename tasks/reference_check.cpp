@@ -2,16 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/jsonl_text.hpp"
 #include "tasks/dataset.hpp"
 
 namespace adarl {
-namespace {
-
-std::string json_quoted(const std::string& s) {
-  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-}  // namespace
 
 std::vector<unusable_reference> find_unusable_references(const std::vector<task_item>& items,
                                                          const verifier_registry& registry) {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/result.hpp"
+#include "base/result.hpp"
 #include "tasks/dataset.hpp"
 #include "tasks/task_item.hpp"
 #include "tasks/verifier_registry.hpp"

@@ -1,4 +1,6 @@
 #pragma once
+// What the procedural suites share: the train/held-out split by prompt hash and the item
+// generator over levels.
 
 #include <cstdint>
 #include <functional>

@@ -1,10 +1,11 @@
 #pragma once
+// The built-in suites by name (math, code, general, mixed).
 
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "algorithms/result.hpp"
+#include "base/result.hpp"
 #include "tasks/task_item.hpp"
 
 namespace adarl {

@@ -1,4 +1,5 @@
 #pragma once
+// One task item: prompt, reference answer, task, verifier, tests and difficulty.
 
 #include <cstdint>
 #include <string>

@@ -1,4 +1,5 @@
 #pragma once
+// The verifier interface and its verdicts (a reward, and a reason for every zero).
 
 #include <string>
 #include <string_view>

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/jsonl_text.hpp"
+
 namespace adarl {
 
 void verifier_registry::add(std::unique_ptr<verifier> v) {
@@ -16,9 +18,7 @@ result<const verifier*> verifier_registry::find(const std::string& name) const {
   for (const auto& [k, v] : by_name_) known += (known.empty() ? "" : ", ") + k;
   // Quoted as a JSON string: a name from a dataset may hold a newline, and each line of
   // a dataset's error message must name the file (tasks/dataset.hpp).
-  const std::string quoted =
-      nlohmann::json(name).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  return error{"unknown verifier " + quoted + " (known: " + known + ")"};
+  return error{"unknown verifier " + json_quoted(name) + " (known: " + known + ")"};
 }
 
 std::vector<std::string> verifier_registry::names() const {

@@ -1,11 +1,12 @@
 #pragma once
+// Verifiers by name, built once at start-up.
 
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "algorithms/result.hpp"
+#include "base/result.hpp"
 #include "tasks/verifier.hpp"
 
 namespace adarl {

@@ -4,8 +4,8 @@
 #include <optional>
 #include <unordered_map>
 
+#include "base/jsonl_text.hpp"
 #include "tasks/dataset.hpp"
-#include "tasks/jsonl_text.hpp"
 
 namespace adarl {
 namespace {
@@ -13,10 +13,6 @@ namespace {
 using nlohmann::json;
 
 using problems = line_problems;
-
-std::string json_quoted(const std::string& s) {
-  return json(s).dump(-1, ' ', false, json::error_handler_t::replace);
-}
 
 /// The string field `key`: true and `out` set, or a problem reported (missing only
 /// when `required`).

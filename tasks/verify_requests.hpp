@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/result.hpp"
+#include "base/result.hpp"
 #include "tasks/task_item.hpp"
 #include "tasks/verifier.hpp"
 #include "tasks/verifier_registry.hpp"

@@ -1,6 +1,6 @@
 // custom_engine: a generation engine and a learner engine written outside adarl (a
 // tabular policy: one logit per prompt, answered right with probability sigmoid(logit))
-// plugged into the pipeline through models/engine.hpp.
+// plugged into the pipeline through engines/engine.hpp.
 #include <caf/all.hpp>
 
 #include <atomic>
@@ -12,8 +12,8 @@
 #include <memory>
 #include <vector>
 
-#include <adarl/models/engine.hpp>
-#include <adarl/models/tokenizer.hpp>
+#include <adarl/engines/engine.hpp>
+#include <adarl/tokenizers/tokenizer.hpp>
 #include <adarl/pipelines/pipeline_builder.hpp>
 
 namespace {

@@ -6,7 +6,7 @@
 #include <caf/all.hpp>
 
 #include "actors/generator.hpp"
-#include "models/sim_engines.hpp"
+#include "engines/sim/sim_engines.hpp"
 #include "tests/actors/actor_fixtures.hpp"
 
 namespace adarl {

@@ -1,4 +1,4 @@
-// allocate_budget (ALGORITHM.md 4.2): exact sums, bounds, largest-remainder rounding,
+// allocate_budget (docs/algorithm.md "Reinforce-Ada-Est"): exact sums, bounds, largest-remainder rounding,
 // infeasible inputs.
 #include "algorithms/budget_allocation.hpp"
 

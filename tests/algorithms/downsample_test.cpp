@@ -1,4 +1,4 @@
-// Balanced down-sampling and the pos-fallback target (ALGORITHM.md 3.5).
+// Balanced down-sampling and the pos-fallback target (docs/algorithm.md "Reinforce-Ada-Seq").
 #include "algorithms/downsample.hpp"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Reinforce-Ada-Est (ALGORITHM.md section 4) and the online variant (4b): allocation,
+// Reinforce-Ada-Est (docs/algorithm.md "Reinforce-Ada-Est") and the online variant (4b): allocation,
 // advantages and weights by hand, budget exactness, waves and re-planning.
 #include "algorithms/est_strategy.hpp"
 
@@ -159,7 +159,7 @@ TEST(EstStrategyTest, AdvantageUsesRawRewardPositivesUseThreshold) {
   EXPECT_NEAR(g.weight, 1.0 / std::sqrt(0.525001), 1e-6);
 }
 
-// The ablation switches (docs/results.md): each changes one factor of the group.
+// The ablation switches (docs/results/ablation.md): each changes one factor of the group.
 TEST(EstStrategyTest, StdNormDividesByTheUnbiasedStdAndKeepsTheWeight) {
   est_config c = config(/*budget=*/4, /*n_min=*/4, /*n_max=*/4);
   c.std_norm = true;

@@ -1,4 +1,4 @@
-// The policy-lag gate (ALGORITHM.md 4c): admit, wait, stale, full, exact mode.
+// The policy-lag gate (docs/algorithm.md "Asynchrony and the loss"): admit, wait, stale, full, exact mode.
 #include "algorithms/lag_gate.hpp"
 
 #include <gtest/gtest.h>

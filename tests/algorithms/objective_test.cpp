@@ -1,4 +1,4 @@
-// Objectives f and their weights f' (ALGORITHM.md section 2).
+// Objectives f and their weights f' (docs/algorithm.md "The objective and its weight").
 #include "algorithms/objective.hpp"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The learned pass-rate predictor (algorithms/pass_rate_predictor.hpp, ALGORITHM.md 4d).
+// The learned pass-rate predictor (algorithms/pass_rate_predictor.hpp, docs/algorithm.md "The learned estimator").
 #include "algorithms/pass_rate_predictor.hpp"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Ada-EMA pass-rate statistics (ALGORITHM.md 4.1): the update, the estimate, and the
+// Ada-EMA pass-rate statistics (docs/algorithm.md "Reinforce-Ada-Est"): the update, the estimate, and the
 // save/restore round trip.
 #include "algorithms/pass_rate.hpp"
 

@@ -1,4 +1,4 @@
-// Reinforce-Ada-Seq (ALGORITHM.md section 3): rounds, exit rules, fallback,
+// Reinforce-Ada-Seq (docs/algorithm.md "Reinforce-Ada-Seq"): rounds, exit rules, fallback,
 // down-sampling, baseline and advantages, with hand-computed cases.
 #include "algorithms/seq_strategy.hpp"
 
@@ -599,7 +599,7 @@ TEST(SeqStrategyTest, ArrivalOrderDoesNotChangeTheFinishedGroups) {
   }
 }
 
-// The informed Seq (ALGORITHM.md 4e): the tracker's belief caps rounds and skips visits.
+// The informed Seq (docs/algorithm.md "The informed Seq"): the tracker's belief caps rounds and skips visits.
 std::vector<prompt_entry> believed(std::vector<beta_posterior> beliefs, uint64_t key = ~0ull) {
   std::vector<prompt_entry> out;
   for (size_t i = 0; i < beliefs.size(); ++i) out.push_back({100 + i, beliefs[i], key});

@@ -1,4 +1,4 @@
-// Per-step statistics of finished groups (ALGORITHM.md section 7).
+// Per-step statistics of finished groups (docs/algorithm.md "Accounting").
 #include "algorithms/step_summary.hpp"
 
 #include <gtest/gtest.h>

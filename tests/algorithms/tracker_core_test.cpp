@@ -8,7 +8,7 @@
 #include <map>
 #include <set>
 
-#include "algorithms/random_keys.hpp"
+#include "base/random_keys.hpp"
 
 namespace adarl {
 namespace {
@@ -226,7 +226,7 @@ TEST(TrackerCoreTest, PassRatesPersistAcrossStepsAndRestore) {
   }
 }
 
-// The prior each prompt was drawn with, scored against its pool (ALGORITHM.md 4d): the
+// The prior each prompt was drawn with, scored against its pool (docs/algorithm.md "The learned estimator"): the
 // first step sees every prompt for the first time at the uniform prior 0.5, so every
 // sample costs (0.5 - y)^2 = 0.25; the second step's priors have learned.
 TEST(TrackerCoreTest, ThePriorOfEachDrawnPromptIsScoredAgainstItsPool) {

@@ -1,4 +1,4 @@
-// The uniform-group baselines (ALGORITHM.md section 5): GRPO, Dr.GRPO and DAPO's
+// The uniform-group baselines (docs/algorithm.md "Baselines"): GRPO, Dr.GRPO and DAPO's
 // dynamic sampling, with hand-computed advantages.
 #include "algorithms/uniform_strategy.hpp"
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# scripts/cluster-local.sh under SIGTERM (README "Reliability"): a simulated run with one
+# scripts/cluster-local.sh under SIGTERM (docs/guides/reliability.md "Reliability"): a simulated run with one
 # remote generator and one remote verifier; SIGTERM to the script stops everything it
 # started within seconds (not after stall_seconds): the coordinator stops cleanly with a
 # checkpoint, no process of the cluster is left, the script exits 130 and prints the

@@ -1,5 +1,5 @@
 #!/bin/bash
-# A full disk or a file size limit never ends a run with exit status 0 (README
+# A full disk or a file size limit never ends a run with exit status 0 (docs/guides/reliability.md
 # "Reliability"), without root or a real tmpfs:
 # - `ulimit -f` (RLIMIT_FSIZE; SIGXFSZ is not ignored here: adarl must do it itself) on a
 #   deterministic run with a tiny transformer: metrics.jsonl outgrows the limit mid-run;

@@ -19,13 +19,13 @@ for f in lib/cmake/adarl/adarlConfig.cmake lib/cmake/adarl/adarlConfigVersion.cm
          lib/cmake/adarl/adarlTargets.cmake lib/cmake/adarl/FindCAF.cmake \
          lib/libadarl_pipelines.a lib/libadarl_algorithms.a lib/libadarl_runtime.a \
          include/adarl/version.hpp include/adarl/pipelines/pipeline_builder.hpp \
-         include/adarl/models/engine.hpp include/adarl/messages/interfaces.hpp; do
+         include/adarl/engines/engine.hpp include/adarl/messages/interfaces.hpp; do
   [ -f "$prefix/$f" ] || fail "not installed: $f"
 done
 grep -q "#define ADARL_VERSION \"$version\"" "$prefix/include/adarl/version.hpp" ||
   fail "include/adarl/version.hpp does not say $version"
 # Internal headers that no public header includes stay in the source tree.
-for f in actors/tracker.hpp actors/learner.hpp runtime/remote_wire.hpp cli/commands.hpp \
+for f in actors/tracker.hpp actors/learner.hpp net/remote_wire.hpp cli/commands.hpp \
          models/transformer.hpp report/report.hpp; do
   [ -e "$prefix/include/adarl/$f" ] && fail "internal header installed: $f"
 done

@@ -1,5 +1,5 @@
 #!/bin/sh
-# adarl model inspect|tokenize (README "Hugging Face models") on tiny checkpoints written
+# adarl model inspect|tokenize (docs/guides/models.md "Hugging Face models") on tiny checkpoints written
 # by make_tiny_hf (the small byte-level tokenizer, so that the ids are known here):
 #  - inspect of a good checkpoint: architecture, parameter count, dtypes, tokenizer, chat
 #    format, "supported: yes", exit 0;

@@ -1,7 +1,7 @@
 #!/bin/sh
-# adarl model score (README "Hugging Face models"): the per-token log-probs of
+# adarl model score (docs/guides/models.md "Hugging Face models"): the per-token log-probs of
 # completions under a tiny Qwen3 and a tiny Llama checkpoint, given as ids and as text,
-# against tests/models_torch/hf_reference.py's logits (log-softmax, temperature 1) to
+# against tests/models/hf_reference.py's logits (log-softmax, temperature 1) to
 # 1e-4; text lines score as the ids the tokenizer gives them; bad lines exit 2 naming
 # their line. The reference part is skipped where /usr/bin/python3 has no torch.
 #   hf_model_score.sh ADARL MAKE_TINY_HF SOURCE_DIR WORK_DIR
@@ -37,7 +37,7 @@ PY
     || fail "$name: score text"
   head -2 $name.out | cmp -s - $name.text.out || fail "$name: text and ids differ"
   if $py -c 'import torch, numpy' 2>/dev/null; then
-    $py - "$src/tests/models_torch" $name $name.in $name.out <<'PY' || fail "$name: reference"
+    $py - "$src/tests/models" $name $name.in $name.out <<'PY' || fail "$name: reference"
 import json, sys
 sys.path.insert(0, sys.argv[1])
 import torch

@@ -1,10 +1,10 @@
 #!/bin/sh
-# Reference check of adarl's Hugging Face decoder (README "Hugging Face models"): tiny
+# Reference check of adarl's Hugging Face decoder (docs/guides/models.md "Hugging Face models"): tiny
 # random checkpoints of both families (Qwen2 with the real Qwen3 tokenizer when the npm
 # cache has it, bf16, untied; Qwen2 float32; Llama with q/k/v/o biases and llama3 rope
 # scaling; Llama with GQA 4:1 and linear scaling; Qwen3 with head_dim 32 over a hidden of
 # 64 and 4 heads, and with biases and GQA 4:1), their logits from adarl's learner path
-# and decoder path (hf_logits) against tests/models_torch/hf_reference.py, a plain PyTorch
+# and decoder path (hf_logits) against tests/models/hf_reference.py, a plain PyTorch
 # implementation of the published architecture reading the same files (and transformers'
 # model where it is importable). Skipped (77) where /usr/bin/python3 has no torch.
 #   hf_reference.sh ADARL MAKE_TINY_HF HF_LOGITS SOURCE_DIR WORK_DIR
@@ -25,7 +25,7 @@ check() {  # check NAME [make_tiny_hf options]
     | $py -c 'import json, sys; print(json.dumps([json.loads(l) for l in sys.stdin]))' \
     > "$name.tokens.json"
   "$logits" "$name" "$name.tokens.json" "$name.out"
-  $py "$src/tests/models_torch/hf_reference.py" "$name" "$name.tokens.json" "$name.out"
+  $py "$src/tests/models/hf_reference.py" "$name" "$name.tokens.json" "$name.out"
 }
 check qwen2-bf16 --scale 0.1 --untied
 check qwen2-f32 --small-tokenizer --f32 --scale 0.15

@@ -62,7 +62,7 @@ reference() {  # reference CHECKPOINT_HF_DIR NAME: adarl's logits against the Py
   printf 'Compute: 2+3.\n' | "$adarl" model tokenize "$1" --chat \
     | python3 -c 'import json, sys; print(json.dumps([json.loads(l) for l in sys.stdin]))' > "$2.tokens.json"
   "$logits" "$1" "$2.tokens.json" "$2" > "$2.logits.log" 2>&1 || fail "hf_logits $1"
-  /usr/bin/python3 "$src/tests/models_torch/hf_reference.py" "$1" "$2.tokens.json" "$2" > "$2.reference.log" 2>&1 \
+  /usr/bin/python3 "$src/tests/models/hf_reference.py" "$1" "$2.tokens.json" "$2" > "$2.reference.log" 2>&1 \
     || { cat "$2.reference.log"; fail "the reference differs on $1"; }
   grep "max |adarl" "$2.reference.log"
   echo "$2: the Python reference agrees"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Watching a run (README "Watching a run"): a simulated-policy run serves its figures on
+# Watching a run (docs/guides/watching.md "Watching a run"): a simulated-policy run serves its figures on
 # metrics.listen (port 0: the run prints the one it got); the page scraped while the run
 # goes on passes Prometheus's own checker (promtool check metrics: the text format and
 # its naming rules) and carries every series; a second run on the same address stops

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The rules of `adarl run` that protect a user's results (README "Reliability"):
+# The rules of `adarl run` that protect a user's results (docs/guides/reliability.md "Reliability"):
 # a fresh run never writes over a run's metrics; --resume refuses a config that changes
 # what the checkpoint's state means unless --resume-force; Ctrl-C ends with exit status
 # 130 and a "continue with" line that repeats the overrides given; bad command lines

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Signals at every phase (README "Reliability"), real processes, a tiny transformer:
+# Signals at every phase (docs/guides/reliability.md "Reliability"), real processes, a tiny transformer:
 #  1. `adarl run` started with SIGINT ignored (as a script's `cmd &` starts it) stops on
 #     SIGINT during the SFT warm start: exit status 130 within seconds, a line saying
 #     where it stopped and that the warm start starts over, a line to continue with;

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Datasets as published (docs/datasets.md): the shipped examples in the shapes of GSM8K,
+# Datasets as published (docs/guides/datasets.md): the shipped examples in the shapes of GSM8K,
 # MATH and a code set load through `adarl tasks check` with their mapping and report
 # it; the same files without it are refused; `adarl tasks verify --dataset` scores the
 # code set's reference solutions in the sandbox; and `adarl run` trains on the

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/models_hf/tiny_hf.hpp"
+#include "tests/formats/tiny_hf.hpp"
 
 namespace adarl {
 namespace {

@@ -1,4 +1,4 @@
-// Fuzzes the remote worker wire format (runtime/remote_wire.hpp) both ways, for every
+// Fuzzes the remote worker wire format (net/remote_wire.hpp) both ways, for every
 // message kind. The first byte picks the mode. Even: the rest is a frame from the
 // network, decoded; what decodes is checked (rewards in [0, 1], chunk < chunks, one
 // log-prob per token...) and re-encoding it must give a frame that decodes and encodes
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/remote_wire.hpp"
+#include "net/remote_wire.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 
 namespace {

@@ -1,4 +1,4 @@
-// Fuzzes the reward-log reader of `adarl replay` (cli/replay_log.hpp) from memory.
+// Fuzzes the reward-log reader of `adarl replay` (experiments/replay_log.hpp) from memory.
 // An error is one line naming the log; an accepted log holds what the reader promises:
 // unique non-empty ids on increasing lines, rewards finite as floats, one token count
 // per reward when logged, p_hat in [0, 1].
@@ -10,7 +10,7 @@
 #include <string>
 #include <unordered_set>
 
-#include "cli/replay_log.hpp"
+#include "experiments/replay_log.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "experiments/run_tasks.hpp"
 #include "report/report.hpp"
-#include "cli/run_tasks.hpp"
 
 namespace adarl {
 namespace {
@@ -428,9 +428,9 @@ void expect_results_of_config(const std::string& config, const std::string& resu
   }
 }
 
-// docs/compare.json: the README's headline tables.
+// docs/results/compare.json: the README's headline tables.
 TEST(CompareConfigTest, TheCommittedResultsComeFromTheShippedConfig) {
-  expect_results_of_config("compare.yaml", "docs/compare.json");
+  expect_results_of_config("compare.yaml", "docs/results/compare.json");
 }
 
 // docs/results/ablation.json: docs/results/ablation.md and the README's ablation lines.

@@ -85,5 +85,21 @@ TEST(SvgChartTest, LabelsOfATopLegendDoNotOverlap) {
   EXPECT_EQ(n, 3);
 }
 
+TEST(SvgChartTest, LongYTickLabelsMoveThePlotInsteadOfMeetingTheYTitle) {
+  chart c = one_line();
+  c.lines[0].points = {{0, 0.0010}, {100, 0.0015}};  // seconds per step of a fast run
+  const std::string svg = svg_chart(c);
+  // The y tick labels (end-anchored left of the frame) start right of the rotated y
+  // title, which takes the first 20 units (7 units a character).
+  const std::regex re(
+      R"re(<text x="([0-9.]+)" y="[0-9.]+" text-anchor="end">([^<]*)</text>)re");
+  int n = 0;
+  for (std::sregex_iterator it(svg.begin(), svg.end(), re), e; it != e; ++it, ++n)
+    EXPECT_GE(std::stod((*it)[1]) - 7.0 * std::string((*it)[2]).size(), 20.0) << (*it)[2];
+  EXPECT_GT(n, 2);
+  EXPECT_GT(frame(svg).first, 64);
+  EXPECT_EQ(frame(svg_chart(one_line())).first, 64);  // short labels keep the margin
+}
+
 }  // namespace
 }  // namespace adarl

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "base/jsonl_text.hpp"
 #include "tasks/general_suite.hpp"
-#include "tasks/jsonl_text.hpp"
 #include "tasks/general_verifier.hpp"
 
 namespace adarl {

@@ -1,0 +1,95 @@
+// run_summary: the lines `adarl run` ends with, from its metrics and evaluation lines.
+#include "experiments/run_summary.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace adarl {
+namespace {
+
+std::vector<nlohmann::json> steps(size_t n) {
+  std::vector<nlohmann::json> out;
+  for (size_t i = 0; i < n; ++i)
+    out.push_back({{"step", i},
+                   {"real_reward", double(i) / 100},
+                   {"cumulative_samples", 10 * (i + 1)},
+                   {"cumulative_tokens", 200 * (i + 1)},
+                   {"elapsed", 0.5 * double(i + 1)}});
+  return out;
+}
+
+TEST(RunSummaryTest, SaysRewardAccuracySpendingAndFiles) {
+  run_summary_input in;
+  in.steps = steps(25);  // a tenth: 3 steps (rounded up)
+  in.evals = {{{"version", 25}, {"greedy", 0.25}},
+              {{"version", 0}, {"greedy", 0.125}},
+              {{"version", 10}, {"greedy", 0.5}, {"sampled", 0.9}}};
+  in.wall_seconds = 86;
+  in.out = "runs/x";
+  in.files = {"report.html", "adarl.log"};
+  EXPECT_EQ(run_summary(in),
+            "  real_reward  0.010 (first 3 steps) -> 0.230 (last 3 steps)\n"
+            "  held-out     greedy 0.125 (version 0) first, 0.500 (version 10) best, "
+            "0.250 (version 25) last\n"
+            "  spent        250 samples, 5000 tokens; 12.5 s of RL, 1m26s in all\n"
+            "  files        runs/x: report.html adarl.log");
+}
+
+TEST(RunSummaryTest, SampledAccuracyWhenThereIsNoGreedyAndTheLatestLineOfAVersion) {
+  run_summary_input in;
+  in.steps = steps(1);
+  in.evals = {{{"version", 0}, {"sampled", 0.2}},
+              {{"version", 1}, {"sampled", 0.1}},
+              {{"version", 1}, {"sampled", 0.3}}};  // evaluated again after a resume
+  const auto text = run_summary(in);
+  EXPECT_NE(text.find("real_reward  0.000 (first step) -> 0.000 (last step)\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("held-out     sampled 0.200 (version 0) first, 0.300 (version 1) best, "
+                      "0.300 (version 1) last\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(RunSummaryTest, ARunWithoutStepsOrEvaluationsSaysSo) {
+  run_summary_input in;
+  in.wall_seconds = 3;
+  in.out = "o";
+  EXPECT_EQ(run_summary(in),
+            "  real_reward  no step trained\n  held-out     no evaluation\n"
+            "  spent        3.0 s in all\n  files        o: (none)");
+}
+
+TEST(RunSummaryTest, ABrokenSetUpReasonAboveItsShareIsNamedAndABelowOneIsNot) {
+  run_summary_input in;
+  in.out = "o";
+  in.alarm.share = 0.05;
+  // 100 samples per step: 30 bad_reference zeros in all (10%), 2 bad_tests (1%),
+  // 50 wrong answers (not a broken set-up).
+  for (int i = 0; i < 3; ++i)
+    in.steps.push_back({{"step", i},
+                        {"samples", 100},
+                        {"zero_reward_reasons",
+                         {{"bad_reference", 10}, {"wrong", 17}, {"bad_tests", i == 0 ? 2 : 0}}}});
+  const auto text = run_summary(in);
+  EXPECT_NE(text.find("\n  warning      30 of 300 rewards (10.0%) were 0 with reason "
+                      "bad_reference, above metrics.alarm_share 5.0%"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("bad_tests"), std::string::npos) << text;
+  EXPECT_EQ(text.find("wrong"), std::string::npos) << text;
+  in.alarm.share = 0.2;  // the same run under a looser threshold: no warning
+  EXPECT_EQ(run_summary(in).find("warning"), std::string::npos);
+}
+
+TEST(RunSummaryTest, DurationsReadNaturally) {
+  EXPECT_EQ(duration_text(0.04), "0.0 s");
+  EXPECT_EQ(duration_text(59.94), "59.9 s");
+  EXPECT_EQ(duration_text(60), "1m00s");
+  EXPECT_EQ(duration_text(3599.4), "59m59s");
+  EXPECT_EQ(duration_text(7380), "2h03m");
+  EXPECT_EQ(duration_text(-1), "0.0 s");
+}
+
+}  // namespace
+}  // namespace adarl
