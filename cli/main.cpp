@@ -1,4 +1,4 @@
-// The `adarl` command line: one subcommand per job (see README.md).
+// The `adarl` command line: one subcommand per job (docs/reference/cli.md).
 #include <CLI/CLI.hpp>
 
 #include <cstdlib>

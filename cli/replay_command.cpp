@@ -1,4 +1,4 @@
-// `adarl replay`: a strategy over a log of rewards, offline (see README.md).
+// `adarl replay`: a strategy over a log of rewards, offline (docs/guides/running.md).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>

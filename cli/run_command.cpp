@@ -270,42 +270,42 @@ int finish_run(const pipeline_config& c, const run_outcome& r, const run_watcher
   return failures.empty() ? 0 : 1;
 }
 
-int run_command(const run_args& a) {
-  const auto started = steady_clock::now();
-  // Before any work: a stop during the warm start or the wait for learner ranks counts
-  // too, even with SIGINT inherited as ignored (runtime/interrupt.hpp).
-  sigint_guard guard;
+/// The config and prompts of a run, checked before anything starts (device, SFT items,
+/// listen endpoints), with what they are printed; the exit status when they fail.
+struct checked_run {
+  std::optional<pipeline_config> config;
+  prompt_table_ptr prompts;
+  int status = 0;
+};
+
+checked_run check_run(const run_args& a) {
   auto config = load_pipeline_config(a.file, a.overrides);
   if (!config) {
     std::cerr << config.err().message << "\n";
-    return 2;
+    return {std::nullopt, nullptr, 2};
   }
-  pipeline_config& c = *config;
-  if (auto ok = check_device(c); !ok) {
-    std::cerr << a.file << ": " << ok.err().message << "\n";
-    return 2;
-  }
+  const pipeline_config& c = *config;
+  const auto refuse = [&a](const error& e) {
+    std::cerr << a.file << ": " << e.message << "\n";
+    return checked_run{std::nullopt, nullptr, 2};
+  };
+  if (auto ok = check_device(c); !ok) return refuse(ok.err());
   std::cout << describe(c) << "\n";
   auto prompts = load_run_prompts(c);
-  if (!prompts) {
-    std::cerr << a.file << ": " << prompts.err().message << "\n";
-    return 2;
-  }
+  if (!prompts) return refuse(prompts.err());
   std::cout << "run: " << (*prompts)->train << " training prompts, " << (*prompts)->held_out()
             << " held out (" << (c.tasks.dataset.empty() ? "suite " + c.tasks.suite : c.tasks.dataset)
             << ")\n";
-  if (auto ok = check_sft_items(c); !ok) {
-    std::cerr << a.file << ": " << ok.err().message << "\n";
-    return 2;
-  }
-  if (auto ok = check_listen_endpoints(c); !ok) {
-    std::cerr << a.file << ": " << ok.err().message << "\n";
-    return 2;
-  }
+  if (auto ok = check_sft_items(c); !ok) return refuse(ok.err());
+  if (auto ok = check_listen_endpoints(c); !ok) return refuse(ok.err());
   describe_sandbox(**prompts);
-  run_options o;
-  o.log = &std::cerr;
-  o.cluster = config_cluster();  // remote verifiers and generators, when the config binds them
+  return {std::move(*config), *prompts, 0};
+}
+
+/// Where the run writes (c.out) and what it resumes from (o.resume_from): the resumed
+/// run's directory, a new {time} directory, or the configured one when it holds no run.
+/// 0, or the exit status.
+int choose_out_dir(const run_args& a, pipeline_config& c, run_options& o) {
   if (!a.resume.empty()) {
     const auto plan = checked_resume(a, c);
     if (!plan.ok) return 2;
@@ -331,6 +331,22 @@ int run_command(const run_args& a) {
               << c.out << ", or write this one elsewhere with out=DIR\n";
     return 2;
   }
+  return 0;
+}
+
+int run_command(const run_args& a) {
+  const auto started = steady_clock::now();
+  // Before any work: a stop during the warm start or the wait for learner ranks counts
+  // too, even with SIGINT inherited as ignored (runtime/interrupt.hpp).
+  sigint_guard guard;
+  auto checked = check_run(a);
+  if (checked.status != 0) return checked.status;
+  pipeline_config& c = *checked.config;
+  const prompt_table_ptr prompts = checked.prompts;
+  run_options o;
+  o.log = &std::cerr;
+  o.cluster = config_cluster();  // remote verifiers and generators, when the config binds them
+  if (const int status = choose_out_dir(a, c, o); status != 0) return status;
   auto watchers = start_watchers(a, c);
   if (!watchers) return 2;
   o.logger = watchers->log;
@@ -339,7 +355,7 @@ int run_command(const run_args& a) {
   join.stop = &sigint_guard::flag();
   auto waited = std::make_shared<std::string>();
   join.on_wait = say_rank_wait(a, waited);
-  auto engines = run_engines(c, *prompts, std::cout, join);
+  auto engines = run_engines(c, prompts, std::cout, join);
   if (!engines && sigint_guard::flag().load())
     return stopped_before_training(a, c, engines.err().message, watchers->log);
   if (!engines) {
@@ -355,7 +371,7 @@ int run_command(const run_args& a) {
   std::filesystem::create_directories(c.out);
   result<run_outcome> r = error{"not run"};
   o.stop = &sigint_guard::flag();
-  r = run_pipeline(c, *prompts, *engines, o);
+  r = run_pipeline(c, prompts, *engines, o);
   if (watchers->endpoint) watchers->endpoint->stop();  // the run is over
   if (!r && sigint_guard::flag().load() && !waited->empty() && !holds_a_run(c.out))
     return stopped_before_training(a, c, "stopped while waiting for " + *waited, watchers->log);

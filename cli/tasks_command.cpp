@@ -332,7 +332,7 @@ CLI::App* add_tasks_command(CLI::App& app, int& exit_code) {
 
   auto o = std::make_shared<export_options>();
   auto* ex = tasks->add_subcommand(
-      "export", "Write items of a built-in suite as JSONL (see README.md, Tasks)");
+      "export", "Write items of a built-in suite as JSONL (docs/guides/datasets.md)");
   ex->add_option("--suite", o->suite, "math, code, general or mixed");
   ex->add_option("--count", o->count, "number of items (default 100)");
   ex->add_option("--seed", o->seed, "generator seed (default 1)");

@@ -1,6 +1,6 @@
 #pragma once
 // The engines of a run of the built-in transformer, shared by `adarl run` and
-// `adarl compare` (adarl_torch_jobs: links LibTorch).
+// `adarl compare` (adarl_experiments_torch: links LibTorch).
 
 #include <atomic>
 #include <iosfwd>

@@ -66,9 +66,12 @@ std::string shape_string(std::span<const int64_t> shape) {
   return s + "]";
 }
 
-result<safetensors_file> safetensors_file::open(const std::string& path) {
-  safetensors_file f;
-  f.path_ = path;
+namespace {
+
+/// The whole file `path`, mapped read-only (the mapping keeps the file once it is closed):
+/// the address and size, or why not. A file under the 8 bytes of a header length is
+/// refused.
+result<std::pair<void*, uint64_t>> map_read_only(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return error{path + ": cannot open: " + std::strerror(errno)};
   struct stat st {};
@@ -91,6 +94,100 @@ result<safetensors_file> safetensors_file::open(const std::string& path) {
   const int map_errno = errno;
   ::close(fd);  // the mapping keeps the file
   if (m == MAP_FAILED) return error{path + ": cannot mmap: " + std::strerror(map_errno)};
+  return std::pair{m, file_size};
+}
+
+/// One tensor's header entry, checked: a known dtype, a shape, and data offsets inside
+/// the data section that hold exactly the shape's bytes.
+struct tensor_header {
+  tensor_dtype dtype{};
+  std::vector<int64_t> shape;
+  uint64_t begin = 0, end = 0;
+};
+
+result<tensor_header> read_tensor_header(const std::string& where, const nlohmann::json& info,
+                                         uint64_t data_size) {
+  if (!info.is_object() || !info.contains("dtype") || !info.contains("shape") ||
+      !info.contains("data_offsets")) {
+    return error{where + ": expected an object with dtype, shape and data_offsets"};
+  }
+  const auto& dtype_json = info["dtype"];
+  if (!dtype_json.is_string()) return error{where + ": dtype is not a string"};
+  const auto dtype = parse_tensor_dtype(dtype_json.get<std::string>());
+  if (!dtype) return error{where + ": unknown dtype \"" + dtype_json.get<std::string>() + "\""};
+  std::vector<uint64_t> shape, offsets;
+  if (!read_unsigned_array(info["shape"], shape)) {
+    return error{where + ": shape is not an array of non-negative integers"};
+  }
+  if (!read_unsigned_array(info["data_offsets"], offsets) || offsets.size() != 2) {
+    return error{where + ": data_offsets is not a pair of non-negative integers"};
+  }
+  const std::string offsets_text =
+      "[" + std::to_string(offsets[0]) + ", " + std::to_string(offsets[1]) + "]";
+  if (offsets[1] < offsets[0]) {
+    return error{where + ": data_offsets " + offsets_text + " end before they begin"};
+  }
+  if (offsets[1] > data_size) {
+    return error{where + ": data_offsets " + offsets_text + " go beyond the data section (" +
+                 std::to_string(data_size) + " bytes)"};
+  }
+  const auto expected = byte_size(shape, dtype_size(*dtype));
+  tensor_header h{*dtype, std::vector<int64_t>(shape.begin(), shape.end()), offsets[0],
+                  offsets[1]};
+  if (!expected || *expected != offsets[1] - offsets[0]) {
+    return error{where + ": data_offsets " + offsets_text + " hold " +
+                 std::to_string(offsets[1] - offsets[0]) + " bytes, but shape " +
+                 shape_string(h.shape) + " of " + std::string(dtype_name(*dtype)) +
+                 " needs " + (expected ? std::to_string(*expected) : "more than 2^64")};
+  }
+  return h;
+}
+
+/// A tensor's name and byte range in the data section.
+struct tensor_span {
+  std::string_view name;
+  uint64_t begin = 0, end = 0;
+};
+
+/// As the reference: the tensors, in offset order, tile the data section exactly (no
+/// overlap, no gap, nothing left over).
+result<bool> check_tiling(const std::string& path, std::vector<tensor_span> spans,
+                          uint64_t data_size) {
+  std::sort(spans.begin(), spans.end(), [](const auto& a, const auto& b) {
+    return std::pair(a.begin, a.end) < std::pair(b.begin, b.end);
+  });
+  uint64_t covered = 0;
+  std::string_view previous;
+  for (const auto& e : spans) {
+    if (e.begin < covered) {
+      return error{path + ": tensor " + in_quotes(e.name) + " (bytes " +
+                   std::to_string(e.begin) + "..) overlaps tensor " + in_quotes(previous) +
+                   " (ends at " + std::to_string(covered) + ")"};
+    }
+    if (e.begin > covered) {
+      return error{path + ": tensor " + in_quotes(e.name) + " starts at byte " +
+                   std::to_string(e.begin) + " of the data, leaving a gap after byte " +
+                   std::to_string(covered) + " (the format requires contiguous tensors)"};
+    }
+    covered = e.end;
+    previous = e.name;
+  }
+  if (covered != data_size) {
+    return error{path + ": the tensors cover " + std::to_string(covered) +
+                 " bytes of data, but the file holds " + std::to_string(data_size) +
+                 " after the header"};
+  }
+  return true;
+}
+
+}  // namespace
+
+result<safetensors_file> safetensors_file::open(const std::string& path) {
+  safetensors_file f;
+  f.path_ = path;
+  auto mapped = map_read_only(path);
+  if (!mapped) return mapped.err();
+  const auto [m, file_size] = *mapped;
   f.mapping_ = m;
   f.mapping_size_ = file_size;
   const auto* bytes = static_cast<const std::byte*>(m);
@@ -117,9 +214,8 @@ result<safetensors_file> safetensors_file::open(const std::string& path) {
   const uint64_t data_size = file_size - 8 - n;
   f.data_ = bytes + 8 + n;
 
-  std::vector<std::pair<std::string_view, const entry*>> by_offset;
+  std::vector<tensor_span> spans;
   for (const auto& [name, info] : header.items()) {
-    const std::string where = path + ": tensor " + in_quotes(name);
     if (name == "__metadata__") {
       if (!info.is_object()) return error{path + ": __metadata__ is not a JSON object"};
       for (const auto& [key, value] : info.items()) {
@@ -130,71 +226,13 @@ result<safetensors_file> safetensors_file::open(const std::string& path) {
       }
       continue;
     }
-    if (!info.is_object() || !info.contains("dtype") || !info.contains("shape") ||
-        !info.contains("data_offsets")) {
-      return error{where + ": expected an object with dtype, shape and data_offsets"};
-    }
-    const auto& dtype_json = info["dtype"];
-    if (!dtype_json.is_string()) return error{where + ": dtype is not a string"};
-    const auto dtype = parse_tensor_dtype(dtype_json.get<std::string>());
-    if (!dtype)
-      return error{where + ": unknown dtype \"" + dtype_json.get<std::string>() + "\""};
-    std::vector<uint64_t> shape, offsets;
-    if (!read_unsigned_array(info["shape"], shape)) {
-      return error{where + ": shape is not an array of non-negative integers"};
-    }
-    if (!read_unsigned_array(info["data_offsets"], offsets) || offsets.size() != 2) {
-      return error{where + ": data_offsets is not a pair of non-negative integers"};
-    }
-    const std::string offsets_text =
-        "[" + std::to_string(offsets[0]) + ", " + std::to_string(offsets[1]) + "]";
-    if (offsets[1] < offsets[0]) {
-      return error{where + ": data_offsets " + offsets_text + " end before they begin"};
-    }
-    if (offsets[1] > data_size) {
-      return error{where + ": data_offsets " + offsets_text +
-                   " go beyond the data section (" + std::to_string(data_size) +
-                   " bytes)"};
-    }
-    const auto expected = byte_size(shape, dtype_size(*dtype));
-    entry e{*dtype, std::vector<int64_t>(shape.begin(), shape.end()), offsets[0],
-            offsets[1]};
-    if (!expected || *expected != offsets[1] - offsets[0]) {
-      return error{where + ": data_offsets " + offsets_text + " hold " +
-                   std::to_string(offsets[1] - offsets[0]) + " bytes, but shape " +
-                   shape_string(e.shape) + " of " + std::string(dtype_name(*dtype)) +
-                   " needs " + (expected ? std::to_string(*expected) : "more than 2^64")};
-    }
-    auto [it, inserted] = f.entries_.emplace(name, std::move(e));
-    by_offset.emplace_back(it->first, &it->second);
+    auto h = read_tensor_header(path + ": tensor " + in_quotes(name), info, data_size);
+    if (!h) return h.err();
+    auto [it, inserted] =
+        f.entries_.emplace(name, entry{h->dtype, std::move(h->shape), h->begin, h->end});
+    spans.push_back({it->first, it->second.begin, it->second.end});
   }
-
-  // As the reference: the tensors, in offset order, tile the data section exactly.
-  std::sort(by_offset.begin(), by_offset.end(), [](const auto& a, const auto& b) {
-    return std::pair(a.second->begin, a.second->end) <
-           std::pair(b.second->begin, b.second->end);
-  });
-  uint64_t covered = 0;
-  std::string_view previous;
-  for (const auto& [name, e] : by_offset) {
-    if (e->begin < covered) {
-      return error{path + ": tensor " + in_quotes(name) + " (bytes " +
-                   std::to_string(e->begin) + "..) overlaps tensor " +
-                   in_quotes(previous) + " (ends at " + std::to_string(covered) + ")"};
-    }
-    if (e->begin > covered) {
-      return error{path + ": tensor " + in_quotes(name) + " starts at byte " +
-                   std::to_string(e->begin) + " of the data, leaving a gap after byte " +
-                   std::to_string(covered) + " (the format requires contiguous tensors)"};
-    }
-    covered = e->end;
-    previous = name;
-  }
-  if (covered != data_size) {
-    return error{path + ": the tensors cover " + std::to_string(covered) +
-                 " bytes of data, but the file holds " + std::to_string(data_size) +
-                 " after the header"};
-  }
+  if (auto ok = check_tiling(path, std::move(spans), data_size); !ok) return ok.err();
   return f;
 }
 

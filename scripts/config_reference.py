@@ -33,15 +33,76 @@ def split_comment(rest):
     return rest.strip(), ""
 
 
+def flow_depth(text, depth):
+    """`depth` after `text`: the nesting of flow collections ({...}, [...]) outside quotes
+    and comments."""
+    quote = None
+    for i, ch in enumerate(text):
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "#" and (i == 0 or text[i - 1].isspace()):
+            break
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+    return depth
+
+
+def flow_keys(text):
+    """The keys of the outermost flow mapping in `text` ("{name: a, set: [x]}")."""
+    keys, depth, word = [], 0, ""
+    for ch in split_comment(text)[0]:
+        if ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+        elif depth == 1 and ch == ":" and word.strip():
+            keys.append(word.strip())
+        if depth == 1 and ch not in "{[:," and not (ch.isspace() and not word.strip()):
+            word = word + ch if ch.isalnum() or ch in "_" else ("" if ch.isspace() else word)
+        elif ch in ",{":
+            word = ""
+    return keys
+
+
 def keys_of(path):
-    """(dotted key, value, comment) of every key of one file, in file order."""
+    """(dotted key, value, comment) of every key of one file, in file order. A list of
+    flow mappings (`- {name: a, strategy: {...}}`) gives its entries' keys as KEY[].NAME."""
     out = []
     stack = []  # (indent, name)
     last = None
     in_list = {}
-    for line in path.read_text().splitlines():
-        m = KEY.match(line)
+    lines = path.read_text().splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
         stripped = line.strip()
+        if stripped.startswith("- {"):  # a flow mapping in a list, maybe over lines
+            text, depth = stripped[2:], flow_depth(stripped[2:], 0)
+            while depth > 0 and i < len(lines):
+                text += " " + lines[i].strip()
+                depth = flow_depth(lines[i], depth)
+                i += 1
+            indent = len(line) - len(line.lstrip())
+            parents = [s[1] for s in stack if s[0] < indent]
+            for key in flow_keys(text):
+                dotted = ".".join(parents[:-1] + [parents[-1] + "[]", key]) if parents else key
+                if all(o[0] != dotted for o in out):
+                    out.append([dotted, "", "a key of each entry of the list (the file's "
+                                            "comments above it say what it does)"])
+            last = None
+            continue
+        m = KEY.match(line)
+        if m and flow_depth(m.group(5), 0) > 0:  # a flow value over several lines
+            depth = flow_depth(m.group(5), 0)
+            while depth > 0 and i < len(lines):
+                depth = flow_depth(lines[i], depth)
+                i += 1
         if not m:
             # A comment line aligned under the previous key's comment continues it.
             if last is not None and stripped.startswith("#") and line.startswith(" " * 8):
