@@ -21,7 +21,7 @@ target_include_directories(adarl_base PUBLIC $<BUILD_INTERFACE:${PROJECT_BINARY_
 # A library of adarl that one of these starts to link must join this list (CMake stops
 # at generation with "requires target ... that is not in any export set"), or be kept
 # out of libadarl.
-set(ADARL_EXPORTED_TARGETS adarl adarl_base adarl_algorithms adarl_tasks adarl_tokenizers adarl_formats
+set(ADARL_EXPORTED_TARGETS adarl adarl_base adarl_algorithms adarl_math adarl_tasks adarl_tokenizers adarl_formats
     adarl_engines
     adarl_actors adarl_pipelines adarl_runtime adarl_net adarl_config adarl_report adarl_warnings)
 foreach(t IN LISTS ADARL_EXPORTED_TARGETS)

@@ -23,7 +23,7 @@ packages=(
   libpcre2-dev                    # tokenizer.json pre-tokenizer regexes (tokenizers/bpe/regex_splitter)
   libicu-dev                      # NFC and Unicode properties for the tokenizer (models/)
   libxxhash-dev                   # XXH3 content hashes of weights sent to remote generators
-  libginac-dev                    # GiNaC + CLN: symbolic equivalence of the math verifier (tasks/math_*)
+  libginac-dev                    # GiNaC + CLN: symbolic equivalence of the math verifier (math/)
   clang libclang-rt-14-dev        # fuzzing (scripts/fuzz.sh): clang 14, libFuzzer, ASan, UBSan
   libomp-14-dev                   # OpenMP for clang: the fuzz build configures the project with it
   python3

@@ -62,9 +62,9 @@ sanitizer_ctest() {
 
 # ASan+UBSan: every torch-free test binary. Torch tests are left out (docs/development.md
 # "Sanitizers"): LibTorch is not instrumented and its TUs take minutes to build here.
-asan_targets=(base_tests algorithms_tests tasks_tests tokenizers_tests formats_tests engines_tests
+asan_targets=(base_tests algorithms_tests math_tests tasks_tests tokenizers_tests formats_tests engines_tests
               actors_tests runtime_tests net_tests config_tests report_tests experiments_tests)
-asan_include='^(base|algorithms|tasks|tokenizers|formats|engines|actors|runtime|net|config|report|experiments)\.'
+asan_include='^(base|algorithms|math|tasks|tokenizers|formats|engines|actors|runtime|net|config|report|experiments)\.'
 asan_exclude='^$'
 # TSan: the actor protocol tests, the remote verifier and generator tests (ZeroMQ
 # threads) and the self-checks of the CAF hooks (tests/sanitizers: a clean hand-off stays

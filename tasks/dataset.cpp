@@ -2,8 +2,8 @@
 
 #include "base/atomic_file.hpp"
 #include "base/jsonl_text.hpp"
-#include "tasks/math_extract.hpp"
-#include "tasks/text.hpp"
+#include "base/text.hpp"
+#include "math/math_extract.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "tasks/text.hpp"
+#include "base/text.hpp"
 
 namespace adarl {
 

@@ -3,7 +3,7 @@
 #include <regex>
 #include <utility>
 
-#include "tasks/text.hpp"
+#include "base/text.hpp"
 
 namespace adarl {
 namespace {

@@ -3,11 +3,11 @@
 #include <chrono>
 #include <utility>
 
-#include "tasks/math_equivalence.hpp"
-#include "tasks/math_latex_parser.hpp"
-#include "tasks/math_normalize.hpp"
-#include "tasks/math_scalar_engine.hpp"
-#include "tasks/text.hpp"
+#include "base/text.hpp"
+#include "math/math_equivalence.hpp"
+#include "math/math_latex_parser.hpp"
+#include "math/math_normalize.hpp"
+#include "math/math_scalar_engine.hpp"
 
 namespace adarl {
 namespace {

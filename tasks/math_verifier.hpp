@@ -2,11 +2,11 @@
 // The "math" verifier: final answers of math problems (MATH, GSM8K, AIME, Minerva and
 // OpenR1 styles, and the built-in math suite) against a reference, up to mathematical
 // equivalence. The pipeline of one verification:
-//   extraction (tasks/math_extract.hpp: \boxed{}, ####, "the answer is", $...$, last number)
-//   -> fast path: both sides plain numbers (tasks/math_number.hpp), compared as exact
+//   extraction (math/math_extract.hpp: \boxed{}, ####, "the answer is", $...$, last number)
+//   -> fast path: both sides plain numbers (math/math_number.hpp), compared as exact
 //      rationals without allocation or GiNaC (the built-in suite's case)
-//   -> normalisation (tasks/math_normalize.hpp) -> LaTeX reader (tasks/math_latex_parser.hpp)
-//   -> equivalence (tasks/math_equivalence.hpp) with GiNaC (tasks/math_scalar_engine.hpp).
+//   -> normalisation (math/math_normalize.hpp) -> LaTeX reader (math/math_latex_parser.hpp)
+//   -> equivalence (math/math_equivalence.hpp) with GiNaC (math/math_scalar_engine.hpp).
 // Thread-safety: verify() is const and may run on many threads; GiNaC itself is not
 // thread-safe, so the GiNaC step runs under one process-wide mutex (math_scalar_engine):
 // symbolic verifications are serialised, the fast path and the text steps are not.
@@ -16,9 +16,9 @@
 #include <string_view>
 #include <vector>
 
-#include "tasks/math_extract.hpp"
-#include "tasks/math_limits.hpp"
-#include "tasks/math_number.hpp"
+#include "math/math_extract.hpp"
+#include "math/math_limits.hpp"
+#include "math/math_number.hpp"
 #include "tasks/verifier.hpp"
 
 namespace adarl {

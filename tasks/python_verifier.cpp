@@ -6,8 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/text.hpp"
 #include "tasks/expr_verifier.hpp"
-#include "tasks/text.hpp"
 
 namespace adarl {
 

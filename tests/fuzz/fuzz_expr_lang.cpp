@@ -9,9 +9,9 @@
 #include <string>
 #include <string_view>
 
+#include "base/text.hpp"
 #include "tasks/expr_lang.hpp"
 #include "tasks/expr_verifier.hpp"
-#include "tasks/text.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 
 namespace {

@@ -11,8 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/text.hpp"
 #include "tasks/math_verifier.hpp"
-#include "tasks/text.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 
 namespace {

@@ -12,11 +12,11 @@
 #include <string_view>
 #include <vector>
 
-#include "tasks/math_extract.hpp"
-#include "tasks/math_latex_parser.hpp"
-#include "tasks/math_normalize.hpp"
-#include "tasks/math_number.hpp"
-#include "tasks/math_scalar_engine.hpp"
+#include "math/math_extract.hpp"
+#include "math/math_latex_parser.hpp"
+#include "math/math_normalize.hpp"
+#include "math/math_number.hpp"
+#include "math/math_scalar_engine.hpp"
 #include "tasks/math_verifier.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 

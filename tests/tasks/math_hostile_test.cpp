@@ -1,5 +1,5 @@
 // Hostile answers end within the budget with a reason, and verify() is safe to call from
-// many threads at once (tasks/math_limits.hpp, tasks/math_scalar_engine.hpp).
+// many threads at once (math/math_limits.hpp, math/math_scalar_engine.hpp).
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "tasks/math_scalar_engine.hpp"
+#include "math/math_scalar_engine.hpp"
 #include "tests/tasks/math_test_util.hpp"
 
 namespace adarl {

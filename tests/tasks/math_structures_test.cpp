@@ -1,5 +1,5 @@
 // Tuples, sets, lists, intervals, unions, inequalities, equations, matrices, text
-// answers and whole-solution references (tasks/math_equivalence.hpp).
+// answers and whole-solution references (math/math_equivalence.hpp).
 #include <gtest/gtest.h>
 
 #include "tests/tasks/math_test_util.hpp"

@@ -1,6 +1,6 @@
 #pragma once
-// The syntax tree of one math answer, as tasks/math_latex_parser.hpp reads it from LaTeX.
-// Plain data, GiNaC-free: tasks/math_ginac_*.cpp translate it.
+// The syntax tree of one math answer, as math/math_latex_parser.hpp reads it from LaTeX.
+// Plain data, GiNaC-free: math/math_ginac_*.cpp translate it.
 
 #include <cstdint>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// Internal to tasks/math_ginac_*.cpp: the numeric side of math_scalar_engine. GiNaC's
+// Internal to math/math_ginac_*.cpp: the numeric side of math_scalar_engine. GiNaC's
 // types are only declared here (the one header that names them); the two .cpp files
 // include <ginac/ginac.h> themselves.
 

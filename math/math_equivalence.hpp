@@ -1,9 +1,9 @@
 #pragma once
-// Equivalence of two parsed math answers (tasks/math_ast.hpp): the shapes (tuples, sets,
-// intervals, relations, matrices) here, single values in tasks/math_scalar_engine.hpp.
+// Equivalence of two parsed math answers (math/math_ast.hpp): the shapes (tuples, sets,
+// intervals, relations, matrices) here, single values in math/math_scalar_engine.hpp.
 
-#include "tasks/math_ast.hpp"
-#include "tasks/math_scalar_engine.hpp"
+#include "math/math_ast.hpp"
+#include "math/math_scalar_engine.hpp"
 
 namespace adarl {
 

@@ -1,5 +1,6 @@
 #pragma once
-// Text helpers shared by the verifiers. Pure, no allocation.
+// Text helpers (ASCII blanks, trimming) shared by the verifiers and the math engine. Pure,
+// no allocation.
 
 #include <string_view>
 

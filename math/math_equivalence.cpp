@@ -1,4 +1,4 @@
-#include "tasks/math_equivalence.hpp"
+#include "math/math_equivalence.hpp"
 
 #include <optional>
 #include <string>

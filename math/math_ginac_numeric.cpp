@@ -1,4 +1,4 @@
-// The numeric side of math_scalar_engine (tasks/math_ginac_numeric.hpp).
+// The numeric side of math_scalar_engine (math/math_ginac_numeric.hpp).
 #include <ginac/ginac.h>
 
 #include <algorithm>
@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "tasks/math_ginac_numeric.hpp"
+#include "math/math_ginac_numeric.hpp"
 
 namespace adarl::detail {
 namespace {

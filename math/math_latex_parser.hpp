@@ -1,11 +1,11 @@
 #pragma once
 // A recursive-descent reader of the LaTeX that math answers are written in, producing a
-// math_ast (tasks/math_ast.hpp). GiNaC-free; GiNaC's own parser reads plain syntax only.
+// math_ast (math/math_ast.hpp). GiNaC-free; GiNaC's own parser reads plain syntax only.
 
 #include <string_view>
 
-#include "tasks/math_ast.hpp"
-#include "tasks/math_limits.hpp"
+#include "math/math_ast.hpp"
+#include "math/math_limits.hpp"
 
 namespace adarl {
 
@@ -22,7 +22,7 @@ struct math_parse_result {
   math_ast ast;
 };
 
-/// Reads `text`, an answer already through normalize_math_answer (tasks/math_normalize.hpp).
+/// Reads `text`, an answer already through normalize_math_answer (math/math_normalize.hpp).
 /// The grammar, loosest first:
 ///   answers   items separated by ',' ';' or "or"/"and" (plain or in \text{}): a list
 ///   relation  chain of = < > \le \ge \ne \in (also <=, >=): "1 < x \le 3", "x \in [0,1)"

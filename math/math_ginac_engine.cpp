@@ -13,8 +13,8 @@
 #include <tuple>
 #include <vector>
 
-#include "tasks/math_ginac_numeric.hpp"
-#include "tasks/math_scalar_engine.hpp"
+#include "math/math_ginac_numeric.hpp"
+#include "math/math_scalar_engine.hpp"
 
 namespace adarl {
 namespace {

@@ -1,9 +1,9 @@
-#include "tasks/math_normalize.hpp"
+#include "math/math_normalize.hpp"
 
 #include <array>
 #include <utility>
 
-#include "tasks/text.hpp"
+#include "base/text.hpp"
 
 namespace adarl {
 namespace {

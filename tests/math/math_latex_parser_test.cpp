@@ -1,4 +1,4 @@
-#include "tasks/math_latex_parser.hpp"
+#include "math/math_latex_parser.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 #pragma once
-// The rewriting of an extracted answer into the LaTeX subset that tasks/math_latex_parser
+// The rewriting of an extracted answer into the LaTeX subset that math/math_latex_parser
 // reads, and the comparison key of a text answer.
 
 #include <string>

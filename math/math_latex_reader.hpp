@@ -1,5 +1,5 @@
 #pragma once
-// Internal to tasks/math_latex_*.cpp: the cursor and grammar of parse_math_latex.
+// Internal to math/math_latex_*.cpp: the cursor and grammar of parse_math_latex.
 
 #include <cstdint>
 #include <optional>
@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tasks/math_latex_parser.hpp"
+#include "math/math_latex_parser.hpp"
 
 namespace adarl::detail {
 

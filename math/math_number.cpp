@@ -1,8 +1,8 @@
-#include "tasks/math_number.hpp"
+#include "math/math_number.hpp"
 
 #include <numeric>
 
-#include "tasks/text.hpp"
+#include "base/text.hpp"
 
 namespace adarl {
 namespace {

@@ -1,4 +1,4 @@
-#include "tasks/math_normalize.hpp"
+#include "math/math_normalize.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-#include "tasks/math_extract.hpp"
+#include "math/math_extract.hpp"
 
 #include <array>
 
-#include "tasks/text.hpp"
+#include "base/text.hpp"
 
 namespace adarl {
 namespace {

@@ -1,7 +1,7 @@
-// parse_math_latex: the cursor and the grammar levels above atoms (tasks/math_latex_atoms.cpp).
+// parse_math_latex: the cursor and the grammar levels above atoms (math/math_latex_atoms.cpp).
 #include <array>
 
-#include "tasks/math_latex_reader.hpp"
+#include "math/math_latex_reader.hpp"
 
 namespace adarl {
 namespace detail {

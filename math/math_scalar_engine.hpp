@@ -1,14 +1,14 @@
 #pragma once
 // Equality of single values of two math answers, decided with GiNaC behind a GiNaC-free
-// interface (tasks/math_ginac_engine.cpp is the one file that includes GiNaC).
+// interface (math/math_ginac_engine.cpp is the one file that includes GiNaC).
 
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 
-#include "tasks/math_ast.hpp"
-#include "tasks/math_limits.hpp"
+#include "math/math_ast.hpp"
+#include "math/math_limits.hpp"
 
 namespace adarl {
 
@@ -85,7 +85,7 @@ class math_scalar_engine {
   /// Whether the node has a value within the limits (equal when it has).
   math_status check(math_ref a);
 
-  /// The GiNaC state (tasks/math_ginac_engine.cpp only).
+  /// The GiNaC state (math/math_ginac_engine.cpp only).
   struct impl;
 
  private:

@@ -1,4 +1,4 @@
-#include "tasks/math_extract.hpp"
+#include "math/math_extract.hpp"
 
 #include <gtest/gtest.h>
 

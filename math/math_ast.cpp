@@ -1,4 +1,4 @@
-#include "tasks/math_ast.hpp"
+#include "math/math_ast.hpp"
 
 namespace adarl {
 

@@ -1,8 +1,8 @@
 // parse_math_latex: atoms (numbers, letters, brackets, commands, matrices).
 #include <array>
 
-#include "tasks/math_latex_reader.hpp"
-#include "tasks/math_normalize.hpp"
+#include "math/math_latex_reader.hpp"
+#include "math/math_normalize.hpp"
 
 namespace adarl::detail {
 namespace {
