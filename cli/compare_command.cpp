@@ -168,7 +168,8 @@ int compare_command(const compare_args& a) {
     return 1;
   }
   std::cout << "\n" << compare_table(*data) << "\nwrote " << out << "/compare.json and " << out
-            << "/report.html" << (a.svg.empty() ? "" : " and " + a.svg) << "\n";
+            << "/report.html" << (a.svg.empty() ? "" : " and " + a.svg) << "\n\n"
+            << compare_verdict(*data, out + "/report.html");
   for (const auto& f : outcome.failed) std::cerr << "compare: failed run: " << f << "\n";
   return outcome.failed.empty() ? 0 : 1;
 }

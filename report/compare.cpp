@@ -394,6 +394,10 @@ result<json> collect_run(const std::string& dir, const compare_settings& s) {
   std::vector<axis_point> reward_at;
   std::vector<uint64_t> bin_prompts(rate_bins, 0), bin_samples(rate_bins, 0);
   double fallback_samples = 0;
+  // Learning signal: the mean share of a step's prompts with all-equal rewards (zero
+  // advantages), over the steps to the equal-steps reading (every step without one).
+  double zero_sum = 0;
+  size_t zero_steps = 0;
   for (const auto& l : *steps) {
     const double cs = number(l, "cumulative_samples"), ct = number(l, "cumulative_tokens");
     const double v = number(l, "policy_version"), el = number(l, "elapsed");
@@ -405,6 +409,10 @@ result<json> collect_run(const std::string& dir, const compare_settings& s) {
                          {"zero_gradient_fraction", number(l, "zero_gradient_fraction")},
                          {"samples_per_prompt_mean", number(l, "samples_per_prompt_mean")}});
     at_version[uint64_t(v)] = {v, cs, ct, el};
+    if (!s.equal_steps || v <= double(s.equal_steps)) {
+      zero_sum += number(l, "zero_gradient_fraction");
+      ++zero_steps;
+    }
     rewards.push_back(number(l, "real_reward"));
     reward_at.push_back({v, cs, ct, el});
     // Exact where the line counts samples per exit; older lines: an upper bound (every
@@ -475,6 +483,7 @@ result<json> collect_run(const std::string& dir, const compare_settings& s) {
   run["auc_samples"] = opt(mean_under_curve(curve_on(acc_at, 1), double(s.sample_budget)));
   const double total = steps->empty() ? 0.0 : number(steps->back(), "cumulative_samples");
   run["fallback_share"] = total > 0 ? fallback_samples / total : 0.0;
+  run["zero_gradient_share"] = zero_steps ? json(zero_sum / double(zero_steps)) : json(nullptr);
   run["seconds"] = steps->empty() ? 0.0 : number(steps->back(), "elapsed");
   const json& last = evals->back();
   run["final_version"] = number(last, "version");
@@ -586,7 +595,7 @@ result<json> collect_compare(const compare_settings& s, const std::vector<std::s
             opt(speedup(reach_of(baseline_runs, key), mine));
       }
     for (const char* key : {"heldout_at_steps", "heldout_at_samples", "auc_steps",
-                            "auc_samples", "fallback_share", "seconds"}) {
+                            "auc_samples", "fallback_share", "zero_gradient_share", "seconds"}) {
       std::vector<double> v;
       for (const auto& r : rs)
         if (auto x = opt_of(r[key])) v.push_back(*x);
@@ -658,85 +667,6 @@ result<json> collect_compare(const compare_settings& s, const std::vector<std::s
   }
   out["strategies"] = std::move(list);
   out["base_pass_rates"] = base;
-  return out;
-}
-
-namespace {
-
-std::string num(const json& v, const char* fmt) {
-  if (!v.is_number()) return std::string("-");
-  char buf[32];
-  std::snprintf(buf, sizeof buf, fmt, v.get<double>());
-  return std::string(buf);
-}
-
-/// "median [min, max] reached/runs" of a reach summary.
-std::string reach_text(const json& s, const char* fmt = "%.0f") {
-  if (!s.is_object()) return std::string("-");
-  const std::string counts =
-      std::to_string(s.value("reached", 0)) + "/" + std::to_string(s.value("runs", 0));
-  if (!s["median"].is_number()) return "never (" + counts + ")";
-  return num(s["median"], fmt) + " [" + num(s["min"], fmt) + ", " +
-         (s["max"].is_number() ? num(s["max"], fmt) : std::string("never")) + "] " + counts;
-}
-
-std::string stat_text(const json& f, const char* fmt) {
-  if (!f.is_object()) return "-";
-  return num(f["median"], fmt) + " [" + num(f["min"], fmt) + ", " + num(f["max"], fmt) + "]";
-}
-
-/// "+0.012 [-0.003, +0.027]": the mean paired difference and its 95% interval.
-std::string paired_text(const json& p) {
-  if (!p.is_object() || !p["mean"].is_number()) return "-";
-  return num(p["mean"], "%+.3f") + " [" + num(p["low"], "%+.3f") + ", " +
-         num(p["high"], "%+.3f") + "]";
-}
-
-}  // namespace
-
-std::string compare_table(const json& c) {
-  char line[768];
-  std::string out;
-  const auto strategies = c.value("strategies", json::array());
-  if (c.contains("equal_steps") && c["equal_steps"].is_number()) {
-    out += "equal steps (" + num(c["equal_steps"], "%.0f") + "), held-out vs " +
-           c.value("baseline", std::string("?")) + " paired over seeds (mean [95% CI])\n";
-    std::snprintf(line, sizeof line, "%-18s %-24s %-26s %-24s %-18s %-22s %-22s %-10s\n",
-                  "strategy", "held-out at step", "paired diff", "steps to ref (fraction)",
-                  "wall-clock there", "steps to held-out", "steps to reward", "seconds");
-    out += line;
-    for (const auto& st : strategies) {
-      const json& s = st["summary"];
-      std::snprintf(line, sizeof line, "%-18s %-24s %-26s %-24s %-18s %-22s %-22s %-10s\n",
-                    st.value("name", "?").c_str(), stat_text(s["heldout_at_steps"], "%.3f").c_str(),
-                    paired_text(s["paired_heldout_at_steps"]).c_str(),
-                    reach_text(s["reach_reference_fraction"], "%.2f").c_str(),
-                    stat_text(s["reach_reference_seconds_ratio"], "%.2fx").c_str(),
-                    reach_text(s["steps_to_heldout"]).c_str(),
-                    reach_text(s["steps_to_reward"]).c_str(),
-                    num(s["seconds"]["median"], "%.0f").c_str());
-      out += line;
-    }
-    out += "\n";
-  }
-  out += "equal samples (" + num(c["budget_samples"], "%.0f") + ")\n";
-  std::snprintf(line, sizeof line, "%-18s %-30s %-6s %-30s %-6s %-22s %-26s %-8s\n", "strategy",
-                "samples to held-out target", "ratio", "samples to reward target", "ratio",
-                "final held-out acc", "paired diff at budget", "fallback");
-  out += line;
-  for (const auto& st : strategies) {
-    const json& s = st["summary"];
-    std::snprintf(line, sizeof line, "%-18s %-30s %-6s %-30s %-6s %-22s %-26s %-8s\n",
-                  st.value("name", "?").c_str(), reach_text(s["samples_to_heldout"]).c_str(),
-                  num(s["ratio_heldout_samples"], "%.2f").c_str(),
-                  reach_text(s["samples_to_reward"]).c_str(),
-                  num(s["ratio_reward_samples"], "%.2f").c_str(),
-                  stat_text(s["final_accuracy"], "%.3f").c_str(),
-                  paired_text(s["paired_heldout_at_samples"]).c_str(),
-                  s.contains("fallback_share") ? num(s["fallback_share"]["median"], "%.3f").c_str()
-                                               : "-");
-    out += line;
-  }
   return out;
 }
 

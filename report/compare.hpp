@@ -110,7 +110,9 @@ compare_outcome run_compare(const compare_plan& plan, prompt_table_ptr prompts,
 /// [0, sample_budget] samples (`auc_steps`, `auc_samples`), the share of samples spent
 /// on prompts that never exited (`fallback_share`: the samples of fallback groups, from
 /// each line's exit_samples; lines without it count every fallback prompt at the step's
-/// largest pool, which without round caps they all drew), final accuracy and the
+/// largest pool, which without round caps they all drew), the mean share of a step's
+/// prompts without learning signal over the steps to equal_steps (every step without
+/// it; `zero_gradient_share`, from zero_gradient_fraction), final accuracy and the
 /// per-prompt final accuracy ("prompt_final"), samples by estimated pass rate. A missing
 /// or malformed file is an error naming it (and the line); a torn last line (a run still
 /// writing, or stopped while writing) is left out (read_json_lines).
@@ -135,5 +137,14 @@ result<nlohmann::json> collect_compare(const compare_settings& s,
 /// The tables as text (one row per strategy), for the terminal and the README: the
 /// equal-steps table (when equal_steps is set) and the equal-samples table.
 std::string compare_table(const nlohmann::json& compare);
+
+/// What a comparison found, in one sentence (one line per strategy when there are
+/// several beside the baseline): the base model's held-out accuracy and the baseline's
+/// at the reading; each strategy's mean, its paired difference against the baseline
+/// with the 95% interval and where that puts it (above: the interval above 0, below,
+/// or within noise; "one seed: no interval"), its samples against the baseline's at
+/// equal steps with the shares of prompts without learning signal (zero_gradient_share),
+/// and the equal-samples reading; then the path of the report page.
+std::string compare_verdict(const nlohmann::json& compare, const std::string& report);
 
 }  // namespace adarl

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Sets up, builds and runs the main job on the built-in default: `adarl run
-# configs/quickstart.yaml` (SFT warm start, then Reinforce-Ada-Seq with the actor
-# pipeline; about 5 minutes on 2 cores). Arguments go to `adarl run`, e.g.
-# `scripts/run.sh tracker.steps=300` or `scripts/run.sh --resume runs/quickstart/latest`.
+# Sets up, builds and runs the main job on the built-in default: `adarl compare
+# configs/compare-quick.yaml`, Reinforce-Ada-Seq (balance) beside GRPO with 4 samples per
+# prompt on the same selected prompts, 5 paired seeds of 100 steps (about two minutes on
+# 2 cores once the SFT warm start and the prompt selection are cached; about three more
+# the first time). It ends with one sentence on what happened and the path of
+# report.html. Arguments go to `adarl compare`, e.g. `scripts/run.sh 'compare.seeds=[1,2]'`;
+# `adarl run configs/quickstart.yaml` trains one run (docs/guides/running.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh adarl_cli
-./build/adarl run configs/quickstart.yaml "$@"
+./build/adarl compare configs/compare-quick.yaml "$@"

@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <tuple>
 #include <fstream>
 #include <regex>
 
@@ -110,6 +112,41 @@ TEST(CompareConfigTest, TheShippedExperimentIsThePapersProtocol) {
     EXPECT_EQ(r.config.tracker.prompts_per_step, plan->base.tracker.prompts_per_step);
     EXPECT_DOUBLE_EQ(r.config.learner.optimizer.lr, plan->base.learner.optimizer.lr);
   }
+}
+
+// The quickstart comparison (scripts/run.sh) is the same protocol, shrunk: grpo-n4
+// beside ada-seq-balance on the same selected prompts and learner as compare.yaml (so
+// that the warm start and the selection are shared), 5 paired seeds, read at step 100
+// and at grpo-n4's samples of 100 steps, every run evaluated at both readings.
+TEST(CompareConfigTest, TheQuickstartComparisonIsTheProtocolShrunk) {
+  auto quick = load_compare_config(configs_dir + "/compare-quick.yaml", {});
+  ASSERT_TRUE(quick) << quick.err().message;
+  auto full = load_compare_config(configs_dir + "/compare.yaml", {});
+  ASSERT_TRUE(full) << full.err().message;
+  EXPECT_EQ(quick->strategies, (std::vector<std::string>{"grpo-n4", "ada-seq-balance"}));
+  EXPECT_EQ(quick->settings.baseline, "grpo-n4");
+  EXPECT_EQ(quick->settings.seeds.size(), 5u);
+  EXPECT_EQ(quick->settings.equal_steps, 100u);
+  const auto& b = quick->base;
+  EXPECT_EQ(quick->settings.sample_budget, 100u * b.tracker.prompts_per_step * 4);
+  EXPECT_EQ(quick->settings.sample_budget % b.eval.every_samples, 0u);
+  EXPECT_EQ(quick->settings.equal_steps % b.eval.every, 0u);
+  const auto& qs = quick->settings.select;
+  const auto& fs = full->settings.select;
+  EXPECT_TRUE(qs.enabled);
+  EXPECT_EQ(std::tie(qs.k, qs.min_correct, qs.max_correct, qs.train_pool, qs.held_out_pool),
+            std::tie(fs.k, fs.min_correct, fs.max_correct, fs.train_pool, fs.held_out_pool));
+  EXPECT_EQ(b.tasks.suite, full->base.tasks.suite);
+  EXPECT_EQ(b.tasks.train, full->base.tasks.train);
+  EXPECT_EQ(b.tasks.held_out, full->base.tasks.held_out);
+  EXPECT_EQ(b.tracker.prompts_per_step, full->base.tracker.prompts_per_step);
+  EXPECT_EQ(b.policy.sft_steps, full->base.policy.sft_steps);
+  EXPECT_EQ(b.policy.sft_count, full->base.policy.sft_count);
+  EXPECT_EQ(b.policy.model.d_model, full->base.policy.model.d_model);
+  EXPECT_DOUBLE_EQ(b.learner.optimizer.lr, full->base.learner.optimizer.lr);
+  ASSERT_EQ(quick->runs.size(), 10u);
+  EXPECT_EQ(quick->runs[5].config.tracker.strategy.kind, strategy_kind::ada_seq);
+  EXPECT_EQ(quick->runs[5].config.tracker.strategy.seq.exit, exit_rule::balance);
 }
 
 // A bad selection window is reported with its key before anything runs.
@@ -311,9 +348,10 @@ TEST(CompareCollectTest, SamplesToTargetMediansAndRatiosIncludingRunsThatNeverRe
 
 // A run of 4 steps of `per_step` samples and `seconds` seconds each, evaluated at
 // versions 0, 2 and 4 with `acc`; each step has `fallbacks` never-exited prompts (all of
-// which drew the step's most samples per prompt, 32).
+// which drew the step's most samples per prompt, 32) and `zero` of its prompts without
+// learning signal.
 std::string axis_run(const std::string& dir, uint64_t per_step, double seconds,
-                     const std::vector<double>& acc, int fallbacks) {
+                     const std::vector<double>& acc, int fallbacks, double zero = 0.5) {
   std::filesystem::create_directories(dir);
   std::ofstream m(dir + "/metrics.jsonl"), e(dir + "/eval.jsonl");
   for (uint64_t s = 0; s < 4; ++s)
@@ -323,7 +361,7 @@ std::string axis_run(const std::string& dir, uint64_t per_step, double seconds,
               {"cumulative_tokens", 10 * per_step * (s + 1)},
               {"elapsed", seconds * double(s + 1)},
               {"real_reward", 0.1 * double(s + 1)},
-              {"zero_gradient_fraction", 0.5},
+              {"zero_gradient_fraction", s < 2 ? zero : 1.0},
               {"samples_per_prompt_mean", 4.0},
               {"samples_per_prompt_max", 32},
               {"exits", {{"fallback_missing_positives", fallbacks},
@@ -333,6 +371,19 @@ std::string axis_run(const std::string& dir, uint64_t per_step, double seconds,
   for (size_t k = 0; k < acc.size(); ++k)
     e << json{{"version", 2 * k}, {"greedy", acc[k]}, {"prompt_greedy", {acc[k]}}}.dump() << "\n";
   return dir;
+}
+
+// Settings that read runs against "ref" at `budget` samples and `equal_steps` steps,
+// without targets.
+compare_settings against_ref(uint64_t budget, uint64_t equal_steps) {
+  compare_settings s;
+  s.baseline = "ref";
+  s.sample_budget = budget;
+  s.equal_steps = equal_steps;
+  s.target_heldout = -1;
+  s.target_reward = -1;
+  s.smooth = 1;
+  return s;
 }
 
 // Steps, samples, tokens and seconds to a target; held-out accuracy at equal steps and
@@ -346,7 +397,7 @@ TEST(CompareCollectTest, EqualStepsAndEqualSamplesArePairedBySeed) {
     runs.push_back(run_at("ref", seed, axis_run(d + "/r" + std::to_string(seed), 100, 1.0,
                                                  {0.2, 0.3, 0.5}, 0)));
     runs.push_back(run_at("seq", seed, axis_run(d + "/s" + std::to_string(seed), 300, 2.0,
-                                                 {0.2, 0.3 + up, 0.6}, 1)));
+                                                 {0.2, 0.3 + up, 0.6}, 1, 0.1)));
   }
   compare_settings s;
   s.baseline = "ref";
@@ -393,6 +444,19 @@ TEST(CompareCollectTest, EqualStepsAndEqualSamplesArePairedBySeed) {
   EXPECT_NE(table.find("equal steps (2)"), std::string::npos) << table;
   EXPECT_NE(table.find("+0.030 [+0.010, +0.050]"), std::string::npos) << table;
   EXPECT_NE(table.find("equal samples (300)"), std::string::npos) << table;
+  // No learning signal: the mean over the steps to the equal-steps reading (versions 1
+  // and 2; the later steps' 1.0 is not counted).
+  EXPECT_NEAR(seq["runs"][0]["zero_gradient_share"].get<double>(), 0.1, 1e-12);
+  EXPECT_NEAR(ref["summary"]["zero_gradient_share"]["mean"].get<double>(), 0.5, 1e-12);
+  // The closing sentence: the base and the baseline at step 2, then seq against it (its
+  // mean, the paired interval above 0, 600 / 200 samples at step 2, the signal shares)
+  // and at equal samples (below).
+  EXPECT_EQ(compare_verdict(*c, "OUT/report.html"),
+            "In short (5 paired seeds, 95% intervals): held-out accuracy went from 0.200 (the "
+            "base model) to 0.300 with ref at step 2; seq against it: 0.330 at step 2, +0.030 "
+            "[+0.010, +0.050] (above) with 3.0x the samples, no learning signal on 10% of its "
+            "prompts against 50%; at 300 samples -0.170 [-0.190, -0.150] (below).\n"
+            "The report: OUT/report.html\n");
   // The page draws it, with the four axes.
   const std::string html = report_html(*c);
   EXPECT_NE(html.find("<table id=\"paired\">"), std::string::npos);
@@ -433,6 +497,11 @@ TEST(CompareConfigTest, TheCommittedResultsComeFromTheShippedConfig) {
   expect_results_of_config("compare.yaml", "docs/results/compare.json");
 }
 
+// docs/results/compare-quick.json: what the README says the first command shows.
+TEST(CompareConfigTest, TheCommittedQuickstartComesFromItsConfig) {
+  expect_results_of_config("compare-quick.yaml", "docs/results/compare-quick.json");
+}
+
 // docs/results/ablation.json: docs/results/ablation.md and the README's ablation lines.
 TEST(CompareConfigTest, TheCommittedAblationComesFromItsConfig) {
   expect_results_of_config("ablation.yaml", "docs/results/ablation.json");
@@ -454,12 +523,7 @@ TEST(CompareCollectTest, StepsToTheReferencesAccuracyAtTheCapArePairedBySeed) {
   for (uint64_t seed = 1; seed <= 4; ++seed)
     runs.push_back(run_at("seq", seed, axis_run(d + "/s" + std::to_string(seed), 300, 2.0,
                                                  seq_acc[seed - 1], 0)));
-  compare_settings s;
-  s.baseline = "ref";
-  s.sample_budget = 300;
-  s.equal_steps = 4;
-  s.target_heldout = -1;
-  s.target_reward = -1;
+  const compare_settings s = against_ref(300, 4);
   auto c = collect_compare(s, {"ref", "seq"}, runs);
   ASSERT_TRUE(c) << c.err().message;
   const json& ref = (*c)["strategies"][0];
@@ -492,6 +556,45 @@ TEST(CompareCollectTest, StepsToTheReferencesAccuracyAtTheCapArePairedBySeed) {
 }
 
 // A run that trained fewer steps than the step cap has no value at equal steps.
+// The closing sentence with several strategies (one line each) and with one seed.
+TEST(CompareCollectTest, TheClosingSentenceSaysWhereEachIntervalPutsAStrategy) {
+  const std::string d = fresh_dir("verdict");
+  std::vector<compare_run> runs;
+  for (uint64_t seed = 1; seed <= 2; ++seed) {
+    const std::string k = std::to_string(seed);
+    runs.push_back(run_at("ref", seed, axis_run(d + "/r" + k, 100, 1.0, {0.2, 0.3, 0.5}, 0)));
+    // a: +0.02 then +0.00 at step 2 (within noise); b: -0.05 twice (below).
+    runs.push_back(run_at("a", seed, axis_run(d + "/a" + k, 100, 1.0,
+                                               {0.2, seed == 1 ? 0.32 : 0.3, 0.5}, 0)));
+    runs.push_back(run_at("b", seed, axis_run(d + "/b" + k, 100, 1.0, {0.2, 0.25, 0.5}, 0)));
+  }
+  const auto verdict = [&](const std::vector<std::string>& strategies) {
+    auto c = collect_compare(against_ref(300, 2), strategies, runs);
+    EXPECT_TRUE(c) << c.err().message;
+    return c ? compare_verdict(*c, "R") : std::string();
+  };
+  EXPECT_EQ(verdict({"ref", "a", "b"}),
+            "In short (2 paired seeds, 95% intervals): held-out accuracy went from 0.200 (the "
+            "base model) to 0.300 with ref at step 2. Against ref on the same seeds:\n"
+            "  a: 0.310 at step 2, +0.010 [-0.117, +0.137] (within noise) with 1.0x the "
+            "samples, no learning signal on 50% of its prompts against 50%; at 300 samples "
+            "+0.000 [+0.000, +0.000] (within noise)\n"
+            "  b: 0.250 at step 2, -0.050 [-0.050, -0.050] (below) with 1.0x the samples, no "
+            "learning signal on 50% of its prompts against 50%; at 300 samples +0.000 "
+            "[+0.000, +0.000] (within noise)\n"
+            "The report: R\n");
+  // One seed: the difference without an interval, said.
+  runs.erase(std::remove_if(runs.begin(), runs.end(),
+                            [](const compare_run& r) { return r.seed == 2 || r.strategy == "b"; }),
+             runs.end());
+  EXPECT_EQ(verdict({"ref", "a"}),
+            "In short (1 seed): held-out accuracy went from 0.200 (the base model) to 0.300 "
+            "with ref at step 2; a against it: 0.320 at step 2, +0.020 (one seed: no "
+            "interval) with 1.0x the samples, no learning signal on 50% of its prompts "
+            "against 50%; at 300 samples +0.000 (one seed: no interval).\n"
+            "The report: R\n");
+}
+
 TEST(CompareCollectTest, ARunShorterThanTheStepCapHasNoEqualStepsValue) {
   const std::string d = fresh_dir("short");
   compare_settings s;
