@@ -160,7 +160,7 @@ void char_bench(const options& o) {
   auto step = [&] {
     opt.zero_grad();
     torch::Tensor mask;
-    auto lp = completion_logprobs(model, prompts, completions, 1.f, mask);
+    auto lp = completion_logprobs(*model, prompts, completions, 1.f, mask);
     auto adv = torch::randn({batch});
     clipped_surrogate({lp, lp.detach(), adv, mask}, {}).loss.backward();
     opt.step();
@@ -235,7 +235,7 @@ int hf_bench(const options& o) {
 
   // Rows end only at max_new_tokens: the end id is one a random model rarely draws.
   const std::vector<int32_t> end_ids = {int32_t(hc.vocab_size - 1)};
-  std::shared_ptr<slot_decoding_model> model = policy->model.ptr();
+  std::shared_ptr<policy_model> model = policy->model.ptr();
   for (int batch : {1, 64, 256}) {
     std::vector<sample_job> jobs;
     for (int i = 0; i < batch; ++i)

@@ -1,5 +1,5 @@
 // `adarl model score DIR`: the log-probs adarl's learner computes for completions under a
-// Hugging Face checkpoint (models/hf_policy.hpp: score_hf_completions, temperature 1),
+// Hugging Face checkpoint (models/sampler.hpp: score_completions, temperature 1),
 // one JSON array per input line, so that a user can hold adarl's numbers against another
 // implementation's. Links LibTorch (adarl_torch_jobs).
 #include <CLI/CLI.hpp>
@@ -181,7 +181,7 @@ int score(const score_options& o) {
       prompts.push_back((*lines)[i].prompt);
       completions.push_back((*lines)[i].completion);
     }
-    const auto scores = score_hf_completions(policy->model, prompts, completions, 1.f, 0);
+    const auto scores = score_completions(*policy->model, prompts, completions, 1.f, 0);
     const auto logp = scores.logp.to(torch::kCPU).to(torch::kFloat).contiguous();
     const auto rows = logp.accessor<float, 2>();
     for (size_t i = begin; i < end; ++i) {

@@ -1,14 +1,18 @@
 #pragma once
 // What a joining learner rank is told from outside (models/replica_group.hpp): the stop
-// flag its waits poll and whom rank 0 tells which ranks it waits for. Torch-free.
+// flag its waits poll, whom rank 0 tells which ranks it waits for, and whom a rank > 0
+// tells of each step it trained. Torch-free.
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace adarl {
+
+struct policy_weights;  // engines/engine.hpp
 
 /// What rank 0 waits for while the other ranks join (replica_join_watch::on_wait).
 struct replica_wait {
@@ -30,5 +34,8 @@ struct replica_join_watch {
   replica_wait_fn on_wait;     ///< Rank 0: when it starts waiting, then every remind_seconds.
   double remind_seconds = 30;  ///< Between two on_wait calls.
 };
+
+/// Told of each step a replica rank > 0 trained, with its weights (tests compare ranks).
+using replica_step_observer = std::function<void(const std::shared_ptr<const policy_weights>&)>;
 
 }  // namespace adarl

@@ -10,32 +10,11 @@
 
 namespace adarl {
 
-namespace {
-
-// The built-in transformer as a slot_decoding_model.
-class transformer_slots final : public slot_decoding_model {
- public:
-  explicit transformer_slots(transformer model) : model_(std::move(model)) {}
-  int64_t context_length() const override { return model_->config().max_len; }
-  torch::Device device() const override { return model_->parameters().front().device(); }
-  slot_cache make_slot_cache(int64_t capacity) override { return model_->make_slot_cache(capacity); }
-  torch::Tensor decode_slots(const torch::Tensor& tokens, const torch::Tensor& slots,
-                             const torch::Tensor& positions, const torch::Tensor& wanted,
-                             slot_cache& cache, bool invariant) override {
-    return model_->decode_slots(tokens, slots, positions, wanted, cache, invariant);
-  }
-
- private:
-  transformer model_;
-};
-
-}  // namespace
-
 decoder::decoder(transformer model, uint32_t capacity, const sampling_params& params)
-    : decoder(std::make_shared<transformer_slots>(std::move(model)), capacity, params,
+    : decoder(std::shared_ptr<policy_model>(model.ptr()), capacity, params,
               {tokenizer::eos}) {}
 
-decoder::decoder(std::shared_ptr<slot_decoding_model> model, uint32_t capacity,
+decoder::decoder(std::shared_ptr<policy_model> model, uint32_t capacity,
                  const sampling_params& params, std::vector<int32_t> end_ids)
     : model_(std::move(model)),
       end_ids_(std::move(end_ids)),

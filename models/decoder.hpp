@@ -11,26 +11,6 @@
 
 namespace adarl {
 
-/// What the decoder needs of a policy model: its context length, a slot cache, and one
-/// decoding pass over it (transformer_impl::decode_slots's contract). The built-in
-/// transformer is adapted to it by the decoder; the HF model (models/hf_model.hpp)
-/// implements it. Not thread-safe: the decoder's owner calls it.
-class slot_decoding_model {
- public:
-  virtual ~slot_decoding_model() = default;
-  /// Longest sequence (prompt + completion) a slot holds.
-  virtual int64_t context_length() const = 0;
-  /// Where the model's parameters live.
-  virtual torch::Device device() const = 0;
-  /// A zeroed slot cache of `capacity` rows of context_length() positions.
-  virtual slot_cache make_slot_cache(int64_t capacity) = 0;
-  /// Writes the keys and values of tokens [N] at their (slot, position) and returns the
-  /// logits [W, V] of the tokens at `wanted`; see transformer_impl::decode_slots.
-  virtual torch::Tensor decode_slots(const torch::Tensor& tokens, const torch::Tensor& slots,
-                                     const torch::Tensor& positions, const torch::Tensor& wanted,
-                                     slot_cache& cache, bool invariant) = 0;
-};
-
 /// A row that finished decoding; its slot was freed when step() returned it.
 struct decoded_row {
   uint32_t slot = 0;              ///< The slot admit() returned for it.
@@ -52,9 +32,9 @@ class decoder {
   /// A decoder of `capacity` slots (> 0) sampling with `params` (params.greedy is the
   /// default of admit()'s flag only through the caller).
   decoder(transformer model, uint32_t capacity, const sampling_params& params);
-  /// A decoder over any slot_decoding_model; a row ends when it draws one of
+  /// A decoder over any policy_model; a row ends when it draws one of
   /// `end_ids` (not empty; the character tokenizer's is {tokenizer::eos}).
-  decoder(std::shared_ptr<slot_decoding_model> model, uint32_t capacity,
+  decoder(std::shared_ptr<policy_model> model, uint32_t capacity,
           const sampling_params& params, std::vector<int32_t> end_ids);
 
   /// Most rows decoded together.
@@ -100,7 +80,7 @@ class decoder {
   bool draw(slot& s, const float* logp, int32_t v) const;
   void finish(slot& s, std::vector<decoded_row>& finished);
 
-  std::shared_ptr<slot_decoding_model> model_;
+  std::shared_ptr<policy_model> model_;
   std::vector<int32_t> end_ids_;  ///< Drawing one of these ends a row.
   sampling_params params_;
   torch::Device device_;

@@ -8,6 +8,7 @@
 #include "models/decoding_engine.hpp"
 #include "models/device.hpp"
 #include "models/hf_policy.hpp"
+#include "models/snapshot.hpp"
 
 namespace adarl {
 
@@ -23,10 +24,10 @@ class hf_generator final : public decoding_engine {
 
  private:
   result<bool> fits(const weight_snapshot& snapshot) const override {
-    return module_snapshot_fits(*model_, snapshot);
+    return snapshot_fits(*model_, snapshot);
   }
   result<bool> load_into(const weight_snapshot& snapshot) override {
-    return load_module_snapshot(*model_, snapshot);
+    return load_snapshot(*model_, snapshot);
   }
 
   hf_model model_;  ///< Shared with the decoder: loads apply to rows in flight.

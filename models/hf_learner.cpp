@@ -14,6 +14,7 @@
 
 #include "models/device.hpp"
 #include "models/hf_policy.hpp"
+#include "models/snapshot.hpp"
 #include "models/loss.hpp"
 #include "models/prompt_features.hpp"
 
@@ -54,30 +55,6 @@ class autocast_scope {
   bool on_;
 };
 
-// "" when the sample can be trained on, else why not.
-std::string sample_problem(const train_sample& s, size_t i, int64_t vocab, int64_t max_len) {
-  std::ostringstream out;
-  out << "train sample " << i << " (prompt " << s.prompt_id << "): ";
-  if (s.behaviour_logprobs.size() != s.completion.size()) {
-    out << s.behaviour_logprobs.size() << " behaviour log-probs for " << s.completion.size()
-        << " completion tokens";
-    return out.str();
-  }
-  if (s.prompt.empty()) return out.str() + "empty prompt";
-  const size_t len = s.prompt.size() + s.completion.size();
-  if (int64_t(len) > max_len) {
-    out << "prompt + completion is " << len << " tokens, model.max_len " << max_len;
-    return out.str();
-  }
-  for (const auto* part : {&s.prompt, &s.completion})
-    for (int32_t t : *part)
-      if (t < 0 || t >= vocab) {
-        out << "token id " << t << " outside the vocabulary [0, " << vocab << ")";
-        return out.str();
-      }
-  return "";
-}
-
 class hf_learner final : public learner_engine {
  public:
   hf_learner(hf_learner_config c, torch::Device device, hf_policy policy)
@@ -95,7 +72,8 @@ class hf_learner final : public learner_engine {
     uint64_t total_tokens = 0;
     for (size_t i = 0; i < batch.size(); ++i) {
       if (batch[i].completion.empty()) continue;
-      if (auto p = sample_problem(batch[i], i, mc.vocab_size, model_->context_length()); !p.empty())
+      if (auto p = train_sample_problem(batch[i], i, mc.vocab_size, model_->context_length());
+          !p.empty())
         return error{p};
       kept.push_back(&batch[i]);
       total_tokens += batch[i].completion.size();
@@ -126,7 +104,7 @@ class hf_learner final : public learner_engine {
     }
   }
 
-  weights_ptr snapshot() override { return take_module_snapshot(*model_, version_); }
+  weights_ptr snapshot() override { return take_snapshot(*model_, version_); }
 
   result<prompt_features> features(const std::vector<std::vector<int32_t>>& prompts,
                                    const std::vector<uint64_t>& ids) override {
@@ -172,7 +150,7 @@ class hf_learner final : public learner_engine {
     completion_scores scores;
     {
       autocast_scope cast(autocast_);
-      scores = score_hf_completions(model_, mb.prompts, mb.completions, config_.temperature,
+      scores = score_completions(*model_, mb.prompts, mb.completions, config_.temperature,
                                     config_.pad_id);
       const loss_batch b{scores.logp, mb.old_logp.to(device_), mb.advantages.to(device_),
                          scores.mask};

@@ -3,7 +3,8 @@
 #include <cmath>
 #include <limits>
 
-#include "models/hf_attention.hpp"
+#include "models/padded_rows.hpp"
+#include "models/slot_attention.hpp"
 #include "models/invariant_linear.hpp"
 
 namespace adarl {
@@ -14,14 +15,6 @@ namespace {
 
 nn::Linear linear(int64_t in, int64_t out, bool bias) {
   return nn::Linear(nn::LinearOptions(in, out).bias(bias));
-}
-
-// Additive attention bias [B, 1, Tq, Tk]: 0 where query i may see key j, -inf else.
-torch::Tensor attention_bias(const torch::Tensor& allowed) {
-  const float neg_inf = -std::numeric_limits<float>::infinity();
-  return torch::zeros(allowed.sizes(), allowed.options().dtype(torch::kFloat))
-      .masked_fill(allowed.logical_not(), neg_inf)
-      .unsqueeze(1);
 }
 
 }  // namespace
@@ -162,14 +155,8 @@ torch::Tensor hf_model_impl::attend(hf_layer_impl& l, const torch::Tensor& x,
 }
 
 torch::Tensor hf_model_impl::hidden(const torch::Tensor& tokens, const torch::Tensor& mask) {
-  const auto t = tokens.size(1);
-  const auto opts = mask.options().dtype(torch::kBool);
-  auto causal = torch::ones({t, t}, opts).tril();
-  // A query always sees itself, so that padded rows never softmax over nothing.
-  auto allowed = (causal.unsqueeze(0) & mask.unsqueeze(1)) | torch::eye(t, opts).unsqueeze(0);
-  auto bias = attention_bias(allowed);
-  auto positions = (mask.to(torch::kLong).cumsum(1) - 1).clamp_min(0);
-  auto [cos, sin] = rotary(positions);  // [B, T, Dh]
+  auto bias = causal_padded_bias(mask);
+  auto [cos, sin] = rotary(positions_of(mask));  // [B, T, Dh]
   cos = cos.unsqueeze(1);               // [B, 1, T, Dh]: every head
   sin = sin.unsqueeze(1);
   auto x = model->embed_tokens(tokens);

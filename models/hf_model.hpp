@@ -81,7 +81,7 @@ TORCH_MODULE_IMPL(hf_backbone, hf_backbone_impl);
 /// left-padded: `mask` marks real tokens and each row's positions count its real tokens
 /// from 0, as transformers' generate() does. Weights start random (normal 0.02);
 /// models/hf_weights.hpp loads a checkpoint. Not thread-safe: one owner.
-class hf_model_impl : public torch::nn::Module, public slot_decoding_model {
+class hf_model_impl : public torch::nn::Module, public policy_model {
  public:
   /// A model of `c` whose slots hold `context_length` positions (<= the config's
   /// max_position_embeddings; the caller checks).
@@ -89,9 +89,9 @@ class hf_model_impl : public torch::nn::Module, public slot_decoding_model {
 
   /// Final-norm hidden states [B, T, D] of left-padded tokens [B, T] int64 with mask
   /// [B, T] bool (causal). O(B * T * params + B * T^2 * D).
-  torch::Tensor hidden(const torch::Tensor& tokens, const torch::Tensor& mask);
+  torch::Tensor hidden(const torch::Tensor& tokens, const torch::Tensor& mask) override;
   /// Logits [..., V] of hidden states [..., D].
-  torch::Tensor logits(const torch::Tensor& hidden, bool invariant = false);
+  torch::Tensor logits(const torch::Tensor& hidden, bool invariant = false) override;
   /// logits(hidden(tokens, mask)).
   torch::Tensor forward(const torch::Tensor& tokens, const torch::Tensor& mask);
 
@@ -99,7 +99,7 @@ class hf_model_impl : public torch::nn::Module, public slot_decoding_model {
   /// computed in float32 as transformers does.
   std::pair<torch::Tensor, torch::Tensor> rotary(const torch::Tensor& positions) const;
 
-  // slot_decoding_model: transformer_impl::decode_slots's contract; the cache is
+  // policy_model (models/policy_model.hpp): the cache is
   // [capacity, kv heads, context_length, head_dim] per layer, keys cached after RoPE.
   int64_t context_length() const override { return context_; }
   torch::Device device() const override;

@@ -189,38 +189,4 @@ result<int64_t> load_hf_checkpoint(const std::string& dir, hf_model& model,
   return step;
 }
 
-std::shared_ptr<const weight_snapshot> take_module_snapshot(torch::nn::Module& module,
-                                                            uint64_t version) {
-  auto s = std::make_shared<weight_snapshot>();
-  s->version = version;
-  torch::NoGradGuard no_grad;
-  for (const auto& item : module.named_parameters())
-    s->params.emplace_back(item.key(),
-                           item.value().detach().to(torch::kCPU, torch::kFloat).clone());
-  return s;
-}
-
-result<bool> module_snapshot_fits(const torch::nn::Module& module, const weight_snapshot& snapshot) {
-  const auto named = module.named_parameters();
-  if (named.size() != snapshot.params.size())
-    return error{"snapshot has " + std::to_string(snapshot.params.size()) +
-                 " parameters, the model " + std::to_string(named.size())};
-  for (const auto& [name, t] : snapshot.params) {
-    const auto* p = named.find(name);
-    if (!p) return error{"snapshot parameter \"" + name + "\" is not in the model"};
-    if (p->sizes() != t.sizes())
-      return error{"snapshot parameter \"" + name + "\" has shape " + c10::str(t.sizes()) +
-                   ", the model " + c10::str(p->sizes())};
-  }
-  return true;
-}
-
-result<bool> load_module_snapshot(torch::nn::Module& module, const weight_snapshot& snapshot) {
-  if (auto ok = module_snapshot_fits(module, snapshot); !ok) return ok;
-  auto named = module.named_parameters();
-  torch::NoGradGuard no_grad;
-  for (const auto& [name, t] : snapshot.params) named[name].copy_(t);
-  return true;
-}
-
 }  // namespace adarl

@@ -2,7 +2,8 @@
 // Hugging Face checkpoints in and out of the LibTorch HF model (models/hf_model.hpp):
 // weights from safetensors (one file or shards), the model written back as a directory
 // that transformers and vLLM open unchanged, the learner's checkpoints (that directory
-// plus optimizer state and meta.json) and weight snapshots by parameter name.
+// plus optimizer state and meta.json). Snapshots are models/snapshot.hpp's, as for every
+// architecture.
 // Include only from models/ sources and torch tests.
 
 #include <cstdint>
@@ -14,7 +15,6 @@
 #include "formats/tensor_dtype.hpp"
 #include "models/hf_model.hpp"
 #include "models/optimizer.hpp"
-#include "models/snapshot.hpp"
 
 namespace adarl {
 
@@ -56,14 +56,5 @@ result<bool> save_hf_checkpoint(const std::string& dir, hf_model& model, const h
 /// meta.json of that format is an error.
 result<int64_t> load_hf_checkpoint(const std::string& dir, hf_model& model,
                                    policy_optimizer* opt);
-
-/// The module's parameters by name (detached CPU float32 copies) as a snapshot.
-std::shared_ptr<const weight_snapshot> take_module_snapshot(torch::nn::Module& module,
-                                                            uint64_t version);
-/// True when the snapshot has exactly the module's parameter names and shapes; else an
-/// error naming the first difference.
-result<bool> module_snapshot_fits(const torch::nn::Module& module, const weight_snapshot& snapshot);
-/// Copies a fitting snapshot into the module; on a misfit the module is unchanged.
-result<bool> load_module_snapshot(torch::nn::Module& module, const weight_snapshot& snapshot);
 
 }  // namespace adarl

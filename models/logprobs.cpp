@@ -1,5 +1,5 @@
 // score_completions and completion_logprobs (models/sampler.hpp): log-probs of given
-// completions (with the logits behind them, for the learner).
+// completions (with the logits behind them, for the learner), for every architecture.
 
 #include <algorithm>
 
@@ -8,10 +8,10 @@
 
 namespace adarl {
 
-completion_scores score_completions(transformer& model,
+completion_scores score_completions(policy_model& model,
                                     const std::vector<std::vector<int32_t>>& prompts,
                                     const std::vector<std::vector<int32_t>>& completions,
-                                    float temperature) {
+                                    float temperature, int64_t pad) {
   const auto b = int64_t(prompts.size());
   std::vector<std::vector<int32_t>> seqs(prompts.size());
   size_t cmax = 1;
@@ -20,10 +20,10 @@ completion_scores score_completions(transformer& model,
     seqs[i].insert(seqs[i].end(), completions[i].begin(), completions[i].end());
     cmax = std::max(cmax, completions[i].size());
   }
-  auto [tokens, seq_mask] = left_pad(seqs);
-  const auto device = model->parameters().front().device();
+  auto [tokens, seq_mask] = left_pad(seqs, pad);
+  const auto device = model.device();
   const int64_t len = tokens.size(1);
-  // The logit at position (start of completion - 1 + j) predicts completion token j;
+  // The hidden state at (start of completion - 1 + j) predicts completion token j;
   // padded slots point at position 0 and are masked out.
   auto index = torch::zeros({b, int64_t(cmax)}, torch::kLong);
   auto target = torch::zeros({b, int64_t(cmax)}, torch::kLong);
@@ -42,18 +42,24 @@ completion_scores score_completions(transformer& model,
   index = index.to(device);
   target = target.to(device);
   mask = mask.to(device);
-  auto all = model->forward(tokens.to(device), seq_mask.to(device));
+  auto hidden = model.hidden(tokens.to(device), seq_mask.to(device));
   auto rows = torch::arange(b, index.options()).unsqueeze(1).expand({b, int64_t(cmax)});
-  auto logits = all.index({rows, index}) / temperature;  // [B, Cmax, V]
+  auto logits = model.logits(hidden.index({rows, index}), /*invariant=*/false);
+  // Half-precision logits are scored in float; float and double keep their precision
+  // (the finite-difference gradient checks run in double).
+  if (logits.scalar_type() == torch::kHalf || logits.scalar_type() == torch::kBFloat16) {
+    logits = logits.to(torch::kFloat);
+  }
+  logits = logits / temperature;
   auto picked = torch::log_softmax(logits, -1).gather(2, target.unsqueeze(2)).squeeze(2);
   return {picked.masked_fill(mask.logical_not(), 0.0), logits.detach(), mask};
 }
 
-torch::Tensor completion_logprobs(transformer& model,
+torch::Tensor completion_logprobs(policy_model& model,
                                   const std::vector<std::vector<int32_t>>& prompts,
                                   const std::vector<std::vector<int32_t>>& completions,
-                                  float temperature, torch::Tensor& mask) {
-  auto scores = score_completions(model, prompts, completions, temperature);
+                                  float temperature, torch::Tensor& mask, int64_t pad) {
+  auto scores = score_completions(model, prompts, completions, temperature, pad);
   mask = std::move(scores.mask);
   return std::move(scores.logp);
 }

@@ -1,12 +1,37 @@
 #include "models/loss.hpp"
 
 #include <algorithm>
+#include <sstream>
 
 namespace adarl {
 
 loss_result clipped_surrogate(const loss_batch& b, const loss_config& c) {
   const double tokens = std::max(1.0, b.mask.sum().item<double>());
   return clipped_surrogate_part(b, c, tokens);
+}
+
+std::string train_sample_problem(const train_sample& s, size_t i, int64_t vocab,
+                                 int64_t max_len) {
+  std::ostringstream out;
+  out << "train sample " << i << " (prompt " << s.prompt_id << "): ";
+  if (s.behaviour_logprobs.size() != s.completion.size()) {
+    out << s.behaviour_logprobs.size() << " behaviour log-probs for " << s.completion.size()
+        << " completion tokens";
+    return out.str();
+  }
+  if (s.prompt.empty()) return out.str() + "empty prompt";
+  const size_t len = s.prompt.size() + s.completion.size();
+  if (int64_t(len) > max_len) {
+    out << "prompt + completion is " << len << " tokens, model.max_len " << max_len;
+    return out.str();
+  }
+  for (const auto* part : {&s.prompt, &s.completion})
+    for (int32_t t : *part)
+      if (t < 0 || t >= vocab) {
+        out << "token id " << t << " outside the vocabulary [0, " << vocab << ")";
+        return out.str();
+      }
+  return "";
 }
 
 micro_batch gather_micro_batch(const std::vector<const train_sample*>& samples, size_t begin,

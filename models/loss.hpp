@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "engines/engine.hpp"
@@ -37,6 +38,13 @@ struct micro_batch {
 };
 micro_batch gather_micro_batch(const std::vector<const train_sample*>& samples, size_t begin,
                                size_t end);
+
+/// Problems of batch sample `i` that would otherwise surface as an opaque torch error
+/// (or silently wrong gradients): behaviour log-probs that do not match the completion,
+/// an empty prompt, more tokens than the model's context (model.max_len), a token id
+/// outside [0, vocab). "" when it can be trained on. Every learner checks with it.
+std::string train_sample_problem(const train_sample& s, size_t i, int64_t vocab,
+                                 int64_t max_len);
 
 /// PPO-style clipped surrogate with clip-higher and dual clip, aggregated as a
 /// token-mean over the whole batch: ratio = exp(clamp(logp - old_logp)); per token

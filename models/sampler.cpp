@@ -144,7 +144,7 @@ std::vector<sample_output> sample_batch(transformer& model,
   return run_jobs(dec, jobs, params);
 }
 
-std::vector<sample_output> sample_batch(std::shared_ptr<slot_decoding_model> model,
+std::vector<sample_output> sample_batch(std::shared_ptr<policy_model> model,
                                         const std::vector<int32_t>& end_ids,
                                         const std::vector<sample_job>& jobs,
                                         const sampling_params& params) {

@@ -39,10 +39,9 @@ std::vector<sample_output> sample_batch(transformer& model,
                                         const std::vector<sample_job>& jobs,
                                         const sampling_params& params);
 
-class slot_decoding_model;
-/// sample_batch for any slot_decoding_model (models/decoder.hpp), e.g. the HF model: a
+/// sample_batch for any policy_model (models/policy_model.hpp), e.g. the HF model: a
 /// row ends when it draws one of `end_ids`.
-std::vector<sample_output> sample_batch(std::shared_ptr<slot_decoding_model> model,
+std::vector<sample_output> sample_batch(std::shared_ptr<policy_model> model,
                                         const std::vector<int32_t>& end_ids,
                                         const std::vector<sample_job>& jobs,
                                         const sampling_params& params);
@@ -52,10 +51,10 @@ std::vector<sample_output> sample_batch(std::shared_ptr<slot_decoding_model> mod
 /// `mask` [B, Cmax] (true on real completion tokens). Gradients flow unless the caller
 /// disables them (the learner recomputes log-probs with grad). score_completions()
 /// without the logits (models/logprobs.cpp).
-torch::Tensor completion_logprobs(transformer& model,
+torch::Tensor completion_logprobs(policy_model& model,
                                   const std::vector<std::vector<int32_t>>& prompts,
                                   const std::vector<std::vector<int32_t>>& completions,
-                                  float temperature, torch::Tensor& mask);
+                                  float temperature, torch::Tensor& mask, int64_t pad = 0);
 
 /// What the learner needs of completions under the current weights, from one forward
 /// pass (models/logprobs.cpp).
@@ -68,13 +67,17 @@ struct completion_scores {
 };
 
 /// completion_logprobs plus the tempered logits behind each log-prob, so the learner
-/// logs the entropy without a second forward pass. Same padding and positions as
-/// completion_logprobs (the log-probs agree with it); not thread-safe for one model.
+/// logs the entropy without a second forward pass, for every architecture: rows
+/// left-padded with `pad` (the codec's pad id), the output projection applied only at
+/// the positions that predict completion tokens (with a vocabulary of 150k the full
+/// [B, T, V] logits would be the largest tensor of a step), logits in float32 (under
+/// bf16 autocast too). The log-probs agree with the decoder's (same positions and
+/// weights) within 1e-4; not thread-safe for one model.
 /// O(B * (prompt + completion) * cost).
-completion_scores score_completions(transformer& model,
+completion_scores score_completions(policy_model& model,
                                     const std::vector<std::vector<int32_t>>& prompts,
                                     const std::vector<std::vector<int32_t>>& completions,
-                                    float temperature);
+                                    float temperature, int64_t pad = 0);
 
 /// Left-pads token rows to a common length (at least 1): tokens [B, L] int64 (`pad`, the
 /// codec's pad id; masked out, so it only has to be in the vocabulary) and mask [B, L]

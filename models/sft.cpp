@@ -20,7 +20,7 @@ std::pair<torch::Tensor, int64_t> batch_nll(transformer& model,
     completions.push_back(examples[i].completion);
   }
   torch::Tensor mask;
-  auto lp = completion_logprobs(model, prompts, completions, 1.f, mask);
+  auto lp = completion_logprobs(*model, prompts, completions, 1.f, mask);
   const auto m = mask.to(lp.scalar_type());
   const int64_t tokens = mask.sum().item<int64_t>();
   return {-(lp * m).sum() / m.sum().clamp_min(1.0), tokens};

@@ -12,17 +12,6 @@ namespace adarl {
 
 namespace {
 
-// Shape of a slot cache and raw pointers to its keys and values (CPU, contiguous).
-struct cache_view {
-  float* k;
-  float* v;
-  int64_t capacity, heads, max_len, head_dim;
-
-  int64_t offset(int64_t slot, int64_t head, int64_t position) const {
-    return ((slot * heads + head) * max_len + position) * head_dim;
-  }
-};
-
 // Dot product of two rows: eight independent partial sums let the compiler vectorize
 // without reassociating one sum (the order is fixed, so results do not depend on the
 // batch).
@@ -67,52 +56,44 @@ void attend_one(const float* q, const float* keys, const float* values, int64_t 
   for (int64_t d = 0; d < dh; ++d) out[d] /= sum;
 }
 
-// Writes each token's key and value at its (slot, position). Checks the indices.
-void write_keys_values(const float* qkv, const int64_t* slots, const int64_t* positions,
-                       int64_t n, const cache_view& c) {
-  const int64_t d = c.heads * c.head_dim;
-  const size_t bytes = size_t(c.head_dim) * sizeof(float);
-  for (int64_t i = 0; i < n; ++i) {
-    TORCH_CHECK(slots[i] >= 0 && slots[i] < c.capacity, "slot_attention: slot ", slots[i],
-                " outside [0, ", c.capacity, ")");
-    TORCH_CHECK(positions[i] >= 0 && positions[i] < c.max_len,
-                "slot_attention: position ", positions[i], " outside [0, ", c.max_len,
-                ")");
-    const float* row = qkv + i * 3 * d;
-    for (int64_t h = 0; h < c.heads; ++h) {
-      const int64_t at = c.offset(slots[i], h, positions[i]);
-      std::memcpy(c.k + at, row + d + h * c.head_dim, bytes);
-      std::memcpy(c.v + at, row + 2 * d + h * c.head_dim, bytes);
-    }
-  }
-}
-
-torch::Tensor fused_slot_attention(const torch::Tensor& qkv_in,
-                                   const torch::Tensor& slots_in,
-                                   const torch::Tensor& positions_in,
-                                   torch::Tensor& k_cache, torch::Tensor& v_cache) {
+torch::Tensor fused(const torch::Tensor& q_in, const torch::Tensor& k_in, const torch::Tensor& v_in,
+                    const torch::Tensor& slots_in, const torch::Tensor& positions_in,
+                    torch::Tensor& k_cache, torch::Tensor& v_cache) {
   TORCH_CHECK(k_cache.is_contiguous() && v_cache.is_contiguous(),
-              "slot_attention: the cache must be contiguous");
-  const auto qkv = qkv_in.contiguous();
+              "gqa_slot_attention: the cache must be contiguous");
+  const auto q = q_in.contiguous(), k = k_in.contiguous(), v = v_in.contiguous();
   const auto slots = slots_in.contiguous(), positions = positions_in.contiguous();
-  const cache_view c{k_cache.data_ptr<float>(), v_cache.data_ptr<float>(),
-                     k_cache.size(0),           k_cache.size(1),
-                     k_cache.size(2),           k_cache.size(3)};
-  const int64_t n = qkv.size(0), d = c.heads * c.head_dim;
-  const float* q = qkv.data_ptr<float>();
+  const int64_t n = q.size(0), hq = q.size(1), dh = q.size(2);
+  const int64_t capacity = k_cache.size(0), hkv = k_cache.size(1), len = k_cache.size(2);
+  const int64_t group = hq / hkv;
+  float* kc = k_cache.data_ptr<float>();
+  float* vc = v_cache.data_ptr<float>();
   const int64_t* slot = slots.data_ptr<int64_t>();
   const int64_t* pos = positions.data_ptr<int64_t>();
-  write_keys_values(q, slot, pos, n, c);
-  auto out = torch::empty({n, d}, qkv.options());
+  const float* kp = k.data_ptr<float>();
+  const float* vp = v.data_ptr<float>();
+  auto at = [&](int64_t s, int64_t h, int64_t p) { return ((s * hkv + h) * len + p) * dh; };
+  const size_t bytes = size_t(dh) * sizeof(float);
+  for (int64_t i = 0; i < n; ++i) {
+    TORCH_CHECK(slot[i] >= 0 && slot[i] < capacity, "gqa_slot_attention: slot ", slot[i],
+                " outside [0, ", capacity, ")");
+    TORCH_CHECK(pos[i] >= 0 && pos[i] < len, "gqa_slot_attention: position ", pos[i],
+                " outside [0, ", len, ")");
+    for (int64_t h = 0; h < hkv; ++h) {
+      std::memcpy(kc + at(slot[i], h, pos[i]), kp + (i * hkv + h) * dh, bytes);
+      std::memcpy(vc + at(slot[i], h, pos[i]), vp + (i * hkv + h) * dh, bytes);
+    }
+  }
+  auto out = torch::empty({n, hq * dh}, q.options());
   float* o = out.data_ptr<float>();
-  // A (token, head) pair reads its slot's keys once: O(position * head_dim).
-  at::parallel_for(0, n * c.heads, /*grain_size=*/16, [&](int64_t begin, int64_t end) {
-    std::vector<float> scores(size_t(c.max_len));
+  const float* qp = q.data_ptr<float>();
+  at::parallel_for(0, n * hq, /*grain_size=*/16, [&](int64_t begin, int64_t end) {
+    std::vector<float> scores(static_cast<size_t>(len));
     for (int64_t w = begin; w < end; ++w) {
-      const int64_t i = w / c.heads, h = w % c.heads;
-      const int64_t base = c.offset(slot[i], h, 0);
-      attend_one(q + i * 3 * d + h * c.head_dim, c.k + base, c.v + base, pos[i] + 1,
-                 c.head_dim, scores.data(), o + i * d + h * c.head_dim);
+      const int64_t i = w / hq, h = w % hq;
+      const int64_t base = at(slot[i], h / group, 0);
+      attend_one(qp + (i * hq + h) * dh, kc + base, vc + base, pos[i] + 1, dh, scores.data(),
+                 o + (i * hq + h) * dh);
     }
   });
   return out;
@@ -120,35 +101,59 @@ torch::Tensor fused_slot_attention(const torch::Tensor& qkv_in,
 
 }  // namespace
 
-torch::Tensor slot_attention_reference(const torch::Tensor& qkv,
-                                       const torch::Tensor& slots,
-                                       const torch::Tensor& positions,
-                                       torch::Tensor& k_cache, torch::Tensor& v_cache) {
+torch::Tensor gqa_slot_attention_reference(const torch::Tensor& q, const torch::Tensor& k,
+                                           const torch::Tensor& v, const torch::Tensor& slots,
+                                           const torch::Tensor& positions,
+                                           torch::Tensor& k_cache, torch::Tensor& v_cache) {
   using torch::indexing::Slice;
-  const int64_t n = qkv.size(0), heads = k_cache.size(1), dh = k_cache.size(3);
-  if (n == 0) return qkv.new_empty({0, heads * dh});
-  auto parts = qkv.view({n, 3, heads, dh});
-  k_cache.index_put_({slots, Slice(), positions}, parts.select(1, 1));
-  v_cache.index_put_({slots, Slice(), positions}, parts.select(1, 2));
+  const int64_t n = q.size(0), hq = q.size(1), dh = q.size(2), hkv = k_cache.size(1);
+  if (n == 0) return q.new_empty({0, hq * dh});
+  k_cache.index_put_({slots, Slice(), positions}, k.to(k_cache.scalar_type()));
+  v_cache.index_put_({slots, Slice(), positions}, v.to(v_cache.scalar_type()));
   const int64_t key_len = positions.max().item<int64_t>() + 1;
-  auto k = k_cache.index_select(0, slots).narrow(2, 0, key_len);  // [N, H, Tk, Dh]
-  auto v = v_cache.index_select(0, slots).narrow(2, 0, key_len);
-  auto q = parts.select(1, 0).unsqueeze(2);  // [N, H, 1, Dh]
-  auto keys = torch::arange(key_len, positions.options());
-  auto hidden = (keys.unsqueeze(0) > positions.unsqueeze(1)).view({n, 1, 1, key_len});
-  auto scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(double(dh));
+  auto keys = k_cache.index_select(0, slots).narrow(2, 0, key_len);  // [N, Hkv, Tk, Dh]
+  auto values = v_cache.index_select(0, slots).narrow(2, 0, key_len);
+  if (hkv != hq) {
+    keys = keys.repeat_interleave(hq / hkv, 1);
+    values = values.repeat_interleave(hq / hkv, 1);
+  }
+  auto scores = torch::matmul(q.unsqueeze(2), keys.transpose(-2, -1)) / std::sqrt(double(dh));
+  auto index = torch::arange(key_len, positions.options());
+  auto hidden = (index.unsqueeze(0) > positions.unsqueeze(1)).view({n, 1, 1, key_len});
   scores = scores.masked_fill(hidden, -std::numeric_limits<float>::infinity());
-  return torch::matmul(torch::softmax(scores, -1), v).reshape({n, heads * dh});
+  auto probs = torch::softmax(scores.to(torch::kFloat), -1).to(values.scalar_type());
+  return torch::matmul(probs, values).reshape({n, hq * dh});
+}
+
+torch::Tensor gqa_slot_attention(const torch::Tensor& q, const torch::Tensor& k,
+                                 const torch::Tensor& v, const torch::Tensor& slots,
+                                 const torch::Tensor& positions, torch::Tensor& k_cache,
+                                 torch::Tensor& v_cache) {
+  TORCH_CHECK(q.dim() == 3 && k.dim() == 3 && k_cache.dim() == 4 &&
+                  q.size(1) % k_cache.size(1) == 0 && k.size(1) == k_cache.size(1),
+              "gqa_slot_attention: query heads must be a multiple of the cache's kv heads");
+  const bool cpu_float = q.is_cpu() && k_cache.is_cpu() && q.scalar_type() == torch::kFloat &&
+                         k.scalar_type() == torch::kFloat && v.scalar_type() == torch::kFloat &&
+                         k_cache.scalar_type() == torch::kFloat &&
+                         v_cache.scalar_type() == torch::kFloat;
+  return cpu_float ? fused(q, k, v, slots, positions, k_cache, v_cache)
+                   : gqa_slot_attention_reference(q, k, v, slots, positions, k_cache, v_cache);
 }
 
 torch::Tensor slot_attention(const torch::Tensor& qkv, const torch::Tensor& slots,
                              const torch::Tensor& positions, torch::Tensor& k_cache,
                              torch::Tensor& v_cache) {
-  const bool fused =
-      qkv.is_cpu() && k_cache.is_cpu() && qkv.scalar_type() == torch::kFloat &&
-      k_cache.scalar_type() == torch::kFloat && v_cache.scalar_type() == torch::kFloat;
-  return fused ? fused_slot_attention(qkv, slots, positions, k_cache, v_cache)
-               : slot_attention_reference(qkv, slots, positions, k_cache, v_cache);
+  const auto parts = qkv.view({qkv.size(0), 3, k_cache.size(1), k_cache.size(3)});
+  return gqa_slot_attention(parts.select(1, 0), parts.select(1, 1), parts.select(1, 2), slots,
+                            positions, k_cache, v_cache);
+}
+
+torch::Tensor slot_attention_reference(const torch::Tensor& qkv, const torch::Tensor& slots,
+                                       const torch::Tensor& positions, torch::Tensor& k_cache,
+                                       torch::Tensor& v_cache) {
+  const auto parts = qkv.view({qkv.size(0), 3, k_cache.size(1), k_cache.size(3)});
+  return gqa_slot_attention_reference(parts.select(1, 0), parts.select(1, 1), parts.select(1, 2),
+                                      slots, positions, k_cache, v_cache);
 }
 
 }  // namespace adarl

@@ -4,18 +4,19 @@
 
 namespace adarl {
 
-std::shared_ptr<const weight_snapshot> take_snapshot(transformer& model, uint64_t version) {
+std::shared_ptr<const weight_snapshot> take_snapshot(const torch::nn::Module& model,
+                                                     uint64_t version) {
   auto s = std::make_shared<weight_snapshot>();
   s->version = version;
   torch::NoGradGuard no_grad;
-  for (const auto& item : model->named_parameters())
+  for (const auto& item : model.named_parameters())
     s->params.emplace_back(item.key(),
                            item.value().detach().to(torch::kCPU, torch::kFloat).clone());
   return s;
 }
 
-result<bool> snapshot_fits(transformer& model, const weight_snapshot& snapshot) {
-  const auto named = model->named_parameters();
+result<bool> snapshot_fits(const torch::nn::Module& model, const weight_snapshot& snapshot) {
+  const auto named = model.named_parameters();
   if (named.size() != snapshot.params.size())
     return error{"snapshot has " + std::to_string(snapshot.params.size()) +
                  " parameters, the model " + std::to_string(named.size())};
@@ -29,9 +30,9 @@ result<bool> snapshot_fits(transformer& model, const weight_snapshot& snapshot) 
   return true;
 }
 
-result<bool> load_snapshot(transformer& model, const weight_snapshot& snapshot) {
+result<bool> load_snapshot(torch::nn::Module& model, const weight_snapshot& snapshot) {
   if (auto ok = snapshot_fits(model, snapshot); !ok) return ok;
-  auto named = model->named_parameters();
+  auto named = model.named_parameters();
   torch::NoGradGuard no_grad;
   for (const auto& [name, t] : snapshot.params) named[name].copy_(t);
   return true;

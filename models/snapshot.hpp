@@ -11,7 +11,6 @@
 
 #include "base/result.hpp"
 #include "engines/engine.hpp"
-#include "models/transformer.hpp"
 
 namespace adarl {
 
@@ -26,16 +25,34 @@ struct weight_snapshot : policy_weights {
   result<std::string> to_bytes() const override;
 };
 
-/// Copies the model's parameters (detached, contiguous, CPU) under `version`. O(params).
-std::shared_ptr<const weight_snapshot> take_snapshot(transformer& model, uint64_t version);
+/// Copies a module's parameters by name (detached, contiguous, CPU float32) under
+/// `version`; one function for every architecture. O(params).
+std::shared_ptr<const weight_snapshot> take_snapshot(const torch::nn::Module& model,
+                                                     uint64_t version);
 
-/// True when the snapshot has the model's parameters with their shapes; otherwise an
-/// error naming the first missing or misshapen parameter. O(params).
-result<bool> snapshot_fits(transformer& model, const weight_snapshot& snapshot);
+/// True when the snapshot has exactly the module's parameter names and shapes; otherwise
+/// an error naming the first missing or misshapen parameter. O(params).
+result<bool> snapshot_fits(const torch::nn::Module& model, const weight_snapshot& snapshot);
 
-/// Copies a snapshot into a model of the same shape; a missing name or a shape
-/// mismatch is an error naming the parameter, and the model is left unchanged then.
-result<bool> load_snapshot(transformer& model, const weight_snapshot& snapshot);
+/// Copies a snapshot into a module of the same shape; a missing name or a shape
+/// mismatch is an error naming the parameter, and the module is left unchanged then.
+result<bool> load_snapshot(torch::nn::Module& model, const weight_snapshot& snapshot);
+
+/// The same for a module holder (transformer, hf_model): its module.
+template <typename Impl>
+std::shared_ptr<const weight_snapshot> take_snapshot(const torch::nn::ModuleHolder<Impl>& model,
+                                                     uint64_t version) {
+  return take_snapshot(*model, version);
+}
+template <typename Impl>
+result<bool> snapshot_fits(const torch::nn::ModuleHolder<Impl>& model,
+                           const weight_snapshot& snapshot) {
+  return snapshot_fits(*model, snapshot);
+}
+template <typename Impl>
+result<bool> load_snapshot(torch::nn::ModuleHolder<Impl>& model, const weight_snapshot& snapshot) {
+  return load_snapshot(*model, snapshot);
+}
 
 /// Binary form: "ADWS1", version, count, then per parameter name, dims and float32
 /// data (little-endian). O(bytes).

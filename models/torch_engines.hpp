@@ -41,6 +41,9 @@ struct torch_learner_config {
   float temperature = 1.f;     ///< Must match the generators' (log-probs use it).
   int32_t micro_batch = 64;    ///< Samples per forward/backward pass (accumulated).
   replica_config replicas;     ///< Data-parallel replicas (1 = this learner alone).
+  /// bfloat16 autocast of the forward passes and the loss on a CUDA device (float32
+  /// master weights and optimizer); ignored on the CPU.
+  bool autocast_bf16 = false;
 };
 
 /// Builds a generation engine; a bad device, shape or checkpoint is an error.
@@ -58,9 +61,6 @@ result<std::unique_ptr<generation_engine>> make_torch_generator(const torch_gene
 /// other ranks that the run ended.
 result<std::unique_ptr<learner_engine>> make_torch_learner(const torch_learner_config& c,
                                                           const replica_join_watch& watch = {});
-
-/// Told of each step a replica rank > 0 trained, with its weights (tests compare ranks).
-using replica_step_observer = std::function<void(const weights_ptr&)>;
 
 /// Rank c.replicas.rank (> 0) of a replicated learner (`adarl worker learn`): builds the
 /// model, joins rank 0's store, takes rank 0's weights and optimizer state, then trains

@@ -31,31 +31,6 @@ error torch_error(const std::string& what, const std::exception& e) {
   return error{what + ": " + exception_text(e)};
 }
 
-// Problems of one sample that would otherwise surface as an opaque torch error (or
-// silently wrong gradients): "" when it can be trained on.
-std::string sample_problem(const train_sample& s, size_t i, const model_config& m) {
-  std::ostringstream out;
-  out << "train sample " << i << " (prompt " << s.prompt_id << "): ";
-  if (s.behaviour_logprobs.size() != s.completion.size()) {
-    out << s.behaviour_logprobs.size() << " behaviour log-probs for " << s.completion.size()
-        << " completion tokens";
-    return out.str();
-  }
-  if (s.prompt.empty()) return out.str() + "empty prompt";
-  const size_t len = s.prompt.size() + s.completion.size();
-  if (len > size_t(m.max_len)) {
-    out << "prompt + completion is " << len << " tokens, the model's max_len " << m.max_len;
-    return out.str();
-  }
-  for (const auto* part : {&s.prompt, &s.completion})
-    for (int32_t t : *part)
-      if (t < 0 || t >= m.vocab_size) {
-        out << "token id " << t << " outside the vocabulary [0, " << m.vocab_size << ")";
-        return out.str();
-      }
-  return "";
-}
-
 }  // namespace
 
 std::string exception_text(const std::exception& e) {
@@ -132,7 +107,9 @@ result<std::vector<const train_sample*>> torch_learner::kept_of(
   std::vector<const train_sample*> kept;
   for (size_t i = 0; i < batch.size(); ++i) {
     if (batch[i].completion.empty()) continue;
-    if (auto p = sample_problem(batch[i], i, config_.policy.model); !p.empty()) return error{p};
+    const auto& m = config_.policy.model;
+    if (auto p = train_sample_problem(batch[i], i, m.vocab_size, m.max_len); !p.empty())
+      return error{p};
     kept.push_back(&batch[i]);
   }
   return kept;
@@ -231,7 +208,7 @@ result<bool> torch_learner::save(const std::string& dir) {
 void torch_learner::accumulate(const std::vector<const train_sample*>& kept, size_t begin,
                                size_t end, double batch_tokens, train_stats& stats) {
   auto mb = gather_micro_batch(kept, begin, end);
-  auto scores = score_completions(model_, mb.prompts, mb.completions, config_.temperature);
+  auto scores = score_completions(*model_, mb.prompts, mb.completions, config_.temperature);
   const loss_batch b{scores.logp, mb.old_logp.to(device_), mb.advantages.to(device_),
                      scores.mask};
   auto part = clipped_surrogate_part(b, config_.loss, batch_tokens);

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "models/invariant_linear.hpp"
+#include "models/padded_rows.hpp"
 #include "models/slot_attention.hpp"
 
 namespace adarl {
@@ -74,28 +75,18 @@ transformer_impl::transformer_impl(const model_config& c) : config_(c) {
     if (p.dim() >= 2) p.normal_(0.0, 0.02);
 }
 
-torch::Tensor positions_of(const torch::Tensor& mask) {
-  return (mask.to(torch::kLong).cumsum(1) - 1).clamp_min(0);
-}
-
-namespace {
-// Additive attention bias [B, 1, Tq, Tk]: 0 where query i may see key j, -inf else.
-// A query always sees itself, so that padded rows never softmax over nothing.
-torch::Tensor attention_bias(const torch::Tensor& allowed) {
-  const float neg_inf = -std::numeric_limits<float>::infinity();
-  return torch::zeros(allowed.sizes(), allowed.options().dtype(torch::kFloat))
-      .masked_fill(allowed.logical_not(), neg_inf)
-      .unsqueeze(1);
-}
-}  // namespace
-
-torch::Tensor transformer_impl::head(const torch::Tensor& x, bool invariant) {
-  auto h = ln_f_(x);
+torch::Tensor transformer_impl::logits(const torch::Tensor& h, bool invariant) {
   if (invariant)
     return config_.tied_output ? invariant_linear(h, tok_->weight, torch::Tensor())
                                : invariant_linear(h, head_->weight, head_->bias);
   return config_.tied_output ? torch::matmul(h, tok_->weight.t()) : head_(h);
 }
+
+torch::Tensor transformer_impl::head(const torch::Tensor& x, bool invariant) {
+  return logits(ln_f_(x), invariant);
+}
+
+torch::Device transformer_impl::device() const { return tok_->weight.device(); }
 
 torch::Tensor transformer_impl::trunk(const torch::Tensor& tokens,
                                       const torch::Tensor& positions,
@@ -113,22 +104,13 @@ torch::Tensor transformer_impl::run(const torch::Tensor& tokens,
   return head(trunk(tokens, positions, bias, cache));
 }
 
-torch::Tensor transformer_impl::causal_bias(const torch::Tensor& mask) {
-  const auto t = mask.size(1);
-  const auto opts = mask.options().dtype(torch::kBool);
-  auto causal = torch::ones({t, t}, opts).tril();
-  auto allowed = causal.unsqueeze(0) & mask.unsqueeze(1);  // [B, T, T]
-  allowed = allowed | torch::eye(t, opts).unsqueeze(0);
-  return attention_bias(allowed);
-}
-
 torch::Tensor transformer_impl::forward(const torch::Tensor& tokens,
                                         const torch::Tensor& mask) {
-  return run(tokens, positions_of(mask), causal_bias(mask), nullptr);
+  return run(tokens, positions_of(mask), causal_padded_bias(mask), nullptr);
 }
 
 torch::Tensor transformer_impl::hidden(const torch::Tensor& tokens, const torch::Tensor& mask) {
-  return ln_f_(trunk(tokens, positions_of(mask), causal_bias(mask), nullptr));
+  return ln_f_(trunk(tokens, positions_of(mask), causal_padded_bias(mask), nullptr));
 }
 
 torch::Tensor transformer_impl::prefill(const torch::Tensor& tokens,
@@ -137,12 +119,8 @@ torch::Tensor transformer_impl::prefill(const torch::Tensor& tokens,
   cache.v.assign(blocks_.size(), torch::Tensor());
   cache.key_mask = mask.clone();
   cache.next_position = mask.to(torch::kLong).sum(1);
-  const auto t = tokens.size(1);
-  const auto opts = mask.options().dtype(torch::kBool);
-  auto causal = torch::ones({t, t}, opts).tril();
-  auto allowed = (causal.unsqueeze(0) & mask.unsqueeze(1)) | torch::eye(t, opts).unsqueeze(0);
-  auto logits = run(tokens, positions_of(mask), attention_bias(allowed), &cache);
-  return logits.select(1, t - 1);
+  auto logits = run(tokens, positions_of(mask), causal_padded_bias(mask), &cache);
+  return logits.select(1, tokens.size(1) - 1);
 }
 
 torch::Tensor transformer_impl::step(const torch::Tensor& tokens, kv_cache& cache) {

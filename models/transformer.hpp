@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engines/model_config.hpp"
+#include "models/policy_model.hpp"
 
 namespace adarl {
 
@@ -17,14 +18,6 @@ struct kv_cache {
   std::vector<torch::Tensor> v;
   torch::Tensor key_mask;        ///< [B, T] bool: true where a real token sits.
   torch::Tensor next_position;   ///< [B] int64: position id of each row's next token.
-};
-
-/// Preallocated keys and values of a continuous-batching decoder: one slot per row,
-/// each with its own length (the caller tracks it). Positions past a slot's length hold
-/// stale but finite values that attention masks out.
-struct slot_cache {
-  std::vector<torch::Tensor> k;  ///< Per layer: [capacity, heads, max_len, head_dim].
-  std::vector<torch::Tensor> v;
 };
 
 /// One pre-LayerNorm block: x + attn(ln1(x)), then x + mlp(ln2(x)).
@@ -62,22 +55,27 @@ TORCH_MODULE_IMPL(block, block_impl);
 /// Decoder-only transformer with learned positions. Rows may be left-padded: `mask`
 /// marks real tokens, and each row's positions count its real tokens from 0, so a
 /// sequence gets the same positions (and logits) alone or in a padded batch.
-class transformer_impl : public torch::nn::Module {
+class transformer_impl : public torch::nn::Module, public policy_model {
  public:
   explicit transformer_impl(const model_config& c);
 
   /// Logits [B, T, V] of tokens [B, T] int64 with mask [B, T] bool (causal).
   torch::Tensor forward(const torch::Tensor& tokens, const torch::Tensor& mask);
   /// Final-LayerNorm hidden states [B, T, D] of tokens [B, T] with mask [B, T] (causal).
-  torch::Tensor hidden(const torch::Tensor& tokens, const torch::Tensor& mask);
+  torch::Tensor hidden(const torch::Tensor& tokens, const torch::Tensor& mask) override;
+  /// The output projection of final-LayerNorm hidden states [..., D]: logits [..., V].
+  torch::Tensor logits(const torch::Tensor& hidden, bool invariant = false) override;
   /// Runs left-padded prompts, fills `cache`, returns the last position's logits [B, V].
   torch::Tensor prefill(const torch::Tensor& tokens, const torch::Tensor& mask,
                         kv_cache& cache);
   /// Appends one token per row [B] and returns its logits [B, V].
   torch::Tensor step(const torch::Tensor& tokens, kv_cache& cache);
 
+  // policy_model: slots of max_len positions on the model's device.
+  int64_t context_length() const override { return config_.max_len; }
+  torch::Device device() const override;
   /// A zeroed slot cache of `capacity` rows of max_len positions on the model's device.
-  slot_cache make_slot_cache(int64_t capacity);
+  slot_cache make_slot_cache(int64_t capacity) override;
   /// One decoding pass of continuous batching: tokens, slots and positions [N] int64
   /// give each token's id and its (slot, position) in `cache`; running rows contribute
   /// their newest token, newly admitted rows their whole prompt at positions 0..P-1,
@@ -88,7 +86,7 @@ class transformer_impl : public torch::nn::Module {
   /// models/invariant_linear.hpp). O(N * (params + max position * d_model)).
   torch::Tensor decode_slots(const torch::Tensor& tokens, const torch::Tensor& slots,
                              const torch::Tensor& positions, const torch::Tensor& wanted,
-                             slot_cache& cache, bool invariant = false);
+                             slot_cache& cache, bool invariant = false) override;
 
   const model_config& config() const { return config_; }
 
@@ -98,8 +96,6 @@ class transformer_impl : public torch::nn::Module {
   // The residual stream after the last block (before the final LayerNorm).
   torch::Tensor trunk(const torch::Tensor& tokens, const torch::Tensor& positions,
                       const torch::Tensor& bias, kv_cache* cache);
-  // The causal mask of left-padded rows as an additive bias [B, 1, T, T].
-  torch::Tensor causal_bias(const torch::Tensor& mask);
   // Final LayerNorm and output projection of hidden states [..., D].
   torch::Tensor head(const torch::Tensor& x, bool invariant = false);
 
@@ -110,8 +106,5 @@ class transformer_impl : public torch::nn::Module {
   torch::nn::Linear head_{nullptr};  ///< Only when the output is untied.
 };
 TORCH_MODULE_IMPL(transformer, transformer_impl);
-
-/// Position ids of left-padded rows: the count of real tokens before each position.
-torch::Tensor positions_of(const torch::Tensor& mask);
 
 }  // namespace adarl

@@ -92,7 +92,7 @@ TEST(DecoderTest, StaggeredAdmissionsGiveTheSameTokensAsAlone) {
   // The slot cache agrees with a plain forward pass over prompt + completion.
   torch::Tensor mask;
   torch::NoGradGuard g;
-  auto re = completion_logprobs(m, prompts, completions, p.temperature, mask);
+  auto re = completion_logprobs(*m, prompts, completions, p.temperature, mask);
   for (size_t i = 0; i < got.size(); ++i)
     for (size_t j = 0; j < got[i].tokens.size(); ++j)
       EXPECT_NEAR(got[i].logprobs[j], re[i][j].item<double>(), 1e-4);

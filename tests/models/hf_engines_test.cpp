@@ -11,6 +11,7 @@
 #include "models/device.hpp"
 #include "models/hf_engines.hpp"
 #include "models/hf_policy.hpp"
+#include "models/snapshot.hpp"
 #include "tests/formats/hf_test_files.hpp"
 #include "tests/formats/tiny_hf.hpp"
 
@@ -49,7 +50,7 @@ train_sample rewarded(const std::vector<float>& lp, float advantage) {
 
 std::vector<float> logprobs_of(hf_model& m, const train_sample& s) {
   torch::NoGradGuard g;
-  auto scores = score_hf_completions(m, {s.prompt}, {s.completion}, 1.f, 266);
+  auto scores = score_completions(*m, {s.prompt}, {s.completion}, 1.f, 266);
   std::vector<float> out;
   for (size_t j = 0; j < s.completion.size(); ++j)
     out.push_back(scores.logp[0][int64_t(j)].item<float>());
@@ -75,7 +76,7 @@ TEST(HfEnginesTest, LearnerRaisesARewardedCompletionAndCheckpointsAsAnHfDirector
   EXPECT_EQ((*learner)->version(), 3u);
   // The snapshot, loaded into a copy, gives the rewarded completion more probability.
   auto snap = (*learner)->snapshot();
-  ASSERT_TRUE(load_module_snapshot(*base->model, dynamic_cast<const weight_snapshot&>(*snap)).ok());
+  ASSERT_TRUE(load_snapshot(*base->model, dynamic_cast<const weight_snapshot&>(*snap)).ok());
   const auto after = logprobs_of(base->model, rewarded({}, 0));
   EXPECT_GT(after[0] + after[1] + after[2], before[0] + before[1] + before[2] + 0.1f);
 
@@ -257,7 +258,7 @@ TEST(HfEnginesTest, OnCudaTheModelAgreesWithTheCpuAndTrainsUnderBf16Autocast) {
   auto snap = (*learner)->snapshot();
   const auto& weights = dynamic_cast<const weight_snapshot&>(*snap);
   for (const auto& [name, t] : weights.params) EXPECT_EQ(t.scalar_type(), torch::kFloat) << name;
-  ASSERT_TRUE(load_module_snapshot(*cpu->model, weights).ok());
+  ASSERT_TRUE(load_snapshot(*cpu->model, weights).ok());
   const auto after = logprobs_of(cpu->model, probe);
   EXPECT_GT(after[0] + after[1] + after[2], on_cpu[0] + on_cpu[1] + on_cpu[2] + 0.1f);
 }

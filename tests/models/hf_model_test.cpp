@@ -7,7 +7,7 @@
 
 #include "base/random_keys.hpp"
 #include "formats/safetensors.hpp"
-#include "models/hf_attention.hpp"
+#include "models/slot_attention.hpp"
 #include "models/hf_policy.hpp"
 #include "tests/formats/hf_test_files.hpp"
 #include "tests/formats/tiny_hf.hpp"
@@ -154,7 +154,7 @@ TEST(HfModelTest, SampledLogProbsAgreeWithTheLearnersAndRowsDoNotDependOnTheBatc
   }
   EXPECT_GT(drawn, 60u);
   torch::NoGradGuard g;
-  auto scores = score_hf_completions(p.model, prompts, completions, sp.temperature, 266);
+  auto scores = score_completions(*p.model, prompts, completions, sp.temperature, 266);
   double worst = 0;
   for (size_t i = 0; i < jobs.size(); ++i)
     for (size_t j = 0; j < out[i].logprobs.size(); ++j)

@@ -66,11 +66,11 @@ TEST(LossTest, GradientThroughTinyModelMatchesFiniteDifferences) {
   torch::Tensor old;
   {
     torch::NoGradGuard g;
-    old = completion_logprobs(m, prompts, completions, 1.f, mask) + 0.05;  // ratio != 1
+    old = completion_logprobs(*m, prompts, completions, 1.f, mask) + 0.05;  // ratio != 1
   }
   auto loss_of = [&] {
     torch::Tensor mk;
-    auto lp = completion_logprobs(m, prompts, completions, 1.f, mk);
+    auto lp = completion_logprobs(*m, prompts, completions, 1.f, mk);
     return clipped_surrogate({lp, old, torch::tensor({0.9, -0.6}, torch::kDouble), mk}, {})
         .loss;
   };

@@ -3,6 +3,7 @@
 #include <random>
 
 #include "base/random_keys.hpp"
+#include "models/padded_rows.hpp"
 #include "models/sampler.hpp"
 #include "tokenizers/tokenizer.hpp"
 
@@ -54,7 +55,7 @@ TEST(SamplerTest, SampledLogprobsAgreeWithRecomputedOnes) {
   }
   torch::Tensor mask;
   torch::NoGradGuard g;
-  auto re = completion_logprobs(m, prompts, completions, p.temperature, mask);
+  auto re = completion_logprobs(*m, prompts, completions, p.temperature, mask);
   double max_diff = 0;
   for (size_t i = 0; i < out.size(); ++i) {
     ASSERT_FALSE(out[i].tokens.empty());

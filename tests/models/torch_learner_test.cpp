@@ -47,7 +47,7 @@ std::vector<std::vector<float>> logprobs_of(const weights_ptr& w, const model_co
   EXPECT_TRUE(load_snapshot(m, snap).ok());
   torch::NoGradGuard no_grad;
   torch::Tensor mask;
-  auto lp = completion_logprobs(m, prompts, comps, 1.f, mask);
+  auto lp = completion_logprobs(*m, prompts, comps, 1.f, mask);
   std::vector<std::vector<float>> out(comps.size());
   for (size_t i = 0; i < comps.size(); ++i)
     for (size_t j = 0; j < comps[i].size(); ++j)
