@@ -507,6 +507,14 @@ TEST(CompareConfigTest, TheCommittedAblationComesFromItsConfig) {
   expect_results_of_config("ablation.yaml", "docs/results/ablation.json");
 }
 
+// docs/results/compare-<suite>.json: the three suites' tables (docs/results/compare-suites.md
+// and the README).
+TEST(CompareConfigTest, TheCommittedSuiteResultsComeFromTheirConfigs) {
+  for (const std::string suite : {"general", "math", "code"})
+    expect_results_of_config("compare-" + suite + ".yaml",
+                             "docs/results/compare-" + suite + ".json");
+}
+
 // How soon each run reaches the baseline's held-out accuracy at the step cap, seed by
 // seed (issue 16's reading): the first evaluation at or before the cap at or above it.
 TEST(CompareCollectTest, StepsToTheReferencesAccuracyAtTheCapArePairedBySeed) {
