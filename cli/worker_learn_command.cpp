@@ -1,5 +1,6 @@
-// `adarl worker learn CONFIG --rank R`: rank R > 0 of a replicated learner (docs/guides/cluster.md
-// "Replicated learners"; models/torch_engines.hpp serve_learner_replica). Links LibTorch.
+// `adarl worker learn CONFIG --rank R`: rank R > 0 of a replicated learner of the
+// transformer or an HF model (docs/guides/cluster.md "Replicated learners";
+// serve_learner_replica, serve_hf_learner_replica). Links LibTorch.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -10,9 +11,38 @@
 #include "cli/commands.hpp"
 #include "config/pipeline_reader.hpp"
 #include "experiments/run_engines.hpp"
+#include "experiments/run_tasks.hpp"
 #include "runtime/interrupt.hpp"
 
 namespace adarl {
+
+namespace {
+
+// Rank `rank` of c's learner (the transformer's or the HF model's), built as rank 0
+// builds its own (torch_learner_of, hf_learner_of), until rank 0 ends the run.
+result<uint64_t> serve_rank(const pipeline_config& c, uint32_t rank, int32_t threads,
+                            const std::atomic<bool>* stop) {
+  auto announce = [rank](const replica_config& r) {
+    std::cout << "worker learn: rank " << rank << " of " << r.replicas
+              << ", joining rank 0's store at " << r.store << std::endl;
+  };
+  if (c.policy.kind == policy_kind::hf) {
+    auto codec = run_codec(c);  // the learner's padding
+    if (!codec) return codec.err();
+    auto l = hf_learner_of(c, **codec);
+    l.replicas.rank = rank;
+    if (threads > 0) l.policy.threads = threads;
+    announce(l.replicas);
+    return serve_hf_learner_replica(l, stop);
+  }
+  auto l = torch_learner_of(c);
+  l.replicas.rank = rank;
+  if (threads > 0) l.policy.threads = threads;
+  announce(l.replicas);
+  return serve_learner_replica(l, stop);
+}
+
+}  // namespace
 
 void add_worker_learn_command(CLI::App& worker, int& exit_code) {
   struct args {
@@ -49,9 +79,9 @@ void add_worker_learn_command(CLI::App& worker, int& exit_code) {
       return;
     }
     const pipeline_config& c = *config;
-    if (c.policy.kind != policy_kind::transformer) {
+    if (c.policy.kind == policy_kind::simulated) {
       std::cerr << "adarl worker learn: " << a->file
-                << ": replicated learners train the built-in transformer (model.kind)\n";
+                << ": model.kind simulated has no learner to replicate\n";
       exit_code = 2;
       return;
     }
@@ -60,13 +90,8 @@ void add_worker_learn_command(CLI::App& worker, int& exit_code) {
       exit_code = 2;
       return;
     }
-    auto l = torch_learner_of(c);
-    l.replicas.rank = a->rank;
-    if (a->threads > 0) l.policy.threads = a->threads;
-    std::cout << "worker learn: rank " << a->rank << " of " << l.replicas.replicas
-              << ", joining rank 0's store at " << l.replicas.store << std::endl;
     sigint_guard guard;  // Ctrl-C: stop between steps
-    auto r = serve_learner_replica(l, &sigint_guard::flag());
+    auto r = serve_rank(c, a->rank, a->threads, &sigint_guard::flag());
     if (!r) {
       std::cerr << "adarl worker learn: " << r.err().message << "\n";
       exit_code = 1;

@@ -416,6 +416,7 @@ void read_learner(config_map m, learner_section& l) {
   expect(m, "dual_clip", s.dual_clip > 1, "a number > 1", s.dual_clip);
   m.get("micro_batch", l.micro_batch, 1, max_capacity);
   m.get("checkpoint_every", l.checkpoint_every, 0, max_steps);
+  m.get("autocast_bf16", l.autocast_bf16);
   read_replicas(m, l);
   m.finish();
 }
@@ -569,11 +570,20 @@ result<pipeline_config> read_pipeline_config(const YAML::Node& root,
   read_sampling(top.child("sampling"), c.sampling);
   read_actors(top.child("actors"), c.actors);
   read_learner(top.child("learner"), c.learner);
-  if (c.learner.replicas.replicas > 1 && c.policy.kind != policy_kind::transformer)
-    top.fail("learner.replicas", "expected 1 with model.kind " +
-                                     std::string(c.policy.kind == policy_kind::hf ? "hf" : "simulated") +
-                                     " (replicated learners train the built-in transformer), got \"" +
+  if (c.learner.replicas.replicas > 1 && c.policy.kind == policy_kind::simulated)
+    top.fail("learner.replicas", "expected 1 with model.kind simulated (it has no learner "
+                                 "to replicate), got \"" +
                                      text(c.learner.replicas.replicas) + "\"");
+  if (c.learner.autocast_bf16) {
+    const std::string& device = c.learner.device.empty() ? c.policy.device : c.learner.device;
+    if (c.policy.kind == policy_kind::simulated || device.rfind("cuda", 0) != 0)
+      top.fail("learner.autocast_bf16",
+               "expected false unless the learner runs on CUDA (bf16 autocast is CUDA only; "
+               "the learner's device is " +
+                   std::string(c.policy.kind == policy_kind::simulated ? "simulated"
+                                                                       : "\"" + device + "\"") +
+                   "), got \"true\"");
+  }
   read_eval(top.child("eval"), c.eval);
   read_metrics(top.child("metrics"), c.metrics);
   read_log(top.child("log"), c.log);

@@ -51,20 +51,22 @@ result<std::string> base_checkpoint(const pipeline_config& c, std::ostream& log,
   return dir;
 }
 
-engine_factories hf_factories(const pipeline_config& c, const text_codec& codec) {
+namespace {
+
+hf_policy_config hf_policy_of(const pipeline_config& c) {
   hf_policy_config policy;
   policy.path = c.policy.hf_path;
   policy.max_len = c.policy.model.max_len;
   policy.device = c.policy.device;
   policy.init_seed = c.seed;
-  hf_generator_config g;
-  g.policy = policy;
-  g.policy.threads = c.actors.generator_threads;
-  g.capacity = c.actors.generator_capacity;
-  g.sampling = c.sampling;
-  g.end_ids = codec.end_ids();
+  return policy;
+}
+
+}  // namespace
+
+hf_learner_config hf_learner_of(const pipeline_config& c, const text_codec& codec) {
   hf_learner_config l;
-  l.policy = policy;
+  l.policy = hf_policy_of(c);
   l.policy.threads = c.actors.learner_threads;
   if (!c.learner.device.empty()) l.policy.device = c.learner.device;
   l.optimizer = c.learner.optimizer;
@@ -72,9 +74,23 @@ engine_factories hf_factories(const pipeline_config& c, const text_codec& codec)
   l.temperature = c.sampling.temperature;
   l.micro_batch = int32_t(c.learner.micro_batch);
   l.pad_id = codec.pad_id();
+  l.autocast_bf16 = c.learner.autocast_bf16;
+  l.replicas = c.learner.replicas;
+  return l;
+}
+
+engine_factories hf_factories(const pipeline_config& c, const text_codec& codec,
+                              const replica_join_watch& join) {
+  hf_generator_config g;
+  g.policy = hf_policy_of(c);
+  g.policy.threads = c.actors.generator_threads;
+  g.capacity = c.actors.generator_capacity;
+  g.sampling = c.sampling;
+  g.end_ids = codec.end_ids();
+  const hf_learner_config l = hf_learner_of(c, codec);
   engine_factories f;
   f.generator = [g](uint32_t) { return make_hf_generator(g); };
-  f.learner = [l] { return make_hf_learner(l); };
+  f.learner = [l, join] { return make_hf_learner(l, join); };
   return f;
 }
 
@@ -90,7 +106,7 @@ engine_factories torch_factories(const pipeline_config& c, const std::string& ba
       f.learner = [e]() -> result<std::unique_ptr<learner_engine>> { return e; };
       return f;
     }
-    return hf_factories(c, **codec);
+    return hf_factories(c, **codec, join);
   }
   auto tok = *tokenizer::from_charset(tokenizer::default_charset());
   torch_policy_config policy;
@@ -126,6 +142,7 @@ torch_learner_config torch_learner_of(const pipeline_config& c) {
   l.loss = c.learner.loss;
   l.temperature = c.sampling.temperature;
   l.micro_batch = int32_t(c.learner.micro_batch);
+  l.autocast_bf16 = c.learner.autocast_bf16;
   l.replicas = c.learner.replicas;
   return l;
 }
@@ -171,7 +188,7 @@ result<engine_factories> run_engines(const pipeline_config& c, prompt_table_ptr 
                                      std::ostream& log, const replica_join_watch& join) {
   if (c.policy.kind == policy_kind::simulated) return sim_factories(c, prompts);
   // An HF checkpoint is its own base: no SFT warm start.
-  if (c.policy.kind == policy_kind::hf) return hf_factories(c, *prompts->codec);
+  if (c.policy.kind == policy_kind::hf) return hf_factories(c, *prompts->codec, join);
   auto base = base_checkpoint(c, log, join.stop);
   if (!base) return base.err();
   return torch_factories(c, *base, join);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "base/result.hpp"
+#include "models/hf_engines.hpp"
 #include "models/torch_engines.hpp"
 #include "pipelines/pipeline.hpp"
 
@@ -31,9 +32,16 @@ engine_factories torch_factories(const pipeline_config& c, const std::string& ba
 /// builds its rank from the same function, so ranks of one config agree.
 torch_learner_config torch_learner_of(const pipeline_config& c);
 
+/// The HF learner's config of a run: model.path, learner.device (else model.device),
+/// the optimizer, loss, replicas (rank 0) and the codec's padding. `adarl worker learn`
+/// builds its rank from the same function, as torch_learner_of.
+hf_learner_config hf_learner_of(const pipeline_config& c, const text_codec& codec);
+
 /// The generator and learner of an HF checkpoint (model.path): the codec gives the end
-/// ids of the decoder and the learner's padding.
-engine_factories hf_factories(const pipeline_config& c, const text_codec& codec);
+/// ids of the decoder and the learner's padding. With learner.replicas > 1 the
+/// learner's wait for the other ranks is watched by `join`.
+engine_factories hf_factories(const pipeline_config& c, const text_codec& codec,
+                              const replica_join_watch& join = {});
 
 /// Checks that this LibTorch can run the config's device (model.device): "cuda:N" on a
 /// CPU-only build, or a device it does not have, is an error naming the key. For the

@@ -3,6 +3,7 @@
 // checkpoint (Qwen2 / Llama family, models/hf_model.hpp). Torch-free header: pipelines
 // and commands build engines without including LibTorch.
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -10,6 +11,8 @@
 
 #include "base/result.hpp"
 #include "engines/engine.hpp"
+#include "engines/replica_config.hpp"
+#include "engines/replica_join_watch.hpp"
 #include "engines/train_config.hpp"
 
 namespace adarl {
@@ -47,6 +50,7 @@ struct hf_learner_config {
   /// bfloat16 autocast of the forward and backward passes on a CUDA device (float32
   /// master weights and optimizer); ignored on the CPU.
   bool autocast_bf16 = false;
+  replica_config replicas;     ///< Data-parallel replicas (1 = this learner alone).
 };
 
 /// Builds a generation engine; a bad directory, config, device or max_len is an error
@@ -58,6 +62,16 @@ result<std::unique_ptr<generation_engine>> make_hf_generator(const hf_generator_
 /// dtype, tokenizer files) that transformers and vLLM open unchanged, plus
 /// optimizer.safetensors, meta.json and, for a BF16/F16 input, the float32
 /// master_weights.safetensors (models/hf_weights.hpp); restore() reads it back exactly.
-result<std::unique_ptr<learner_engine>> make_hf_learner(const hf_learner_config& c);
+/// With c.replicas.replicas > 1 it is rank 0 of a replicated learner, as
+/// make_torch_learner's (models/torch_engines.hpp): the same learner serves both.
+result<std::unique_ptr<learner_engine>> make_hf_learner(const hf_learner_config& c,
+                                                       const replica_join_watch& watch = {});
+
+/// Rank c.replicas.rank (> 0) of a replicated HF learner (`adarl worker learn`), as
+/// serve_learner_replica: the architecture from policy.path's config.json (or
+/// config_json), the weights and optimizer state from rank 0.
+result<uint64_t> serve_hf_learner_replica(const hf_learner_config& c,
+                                          const std::atomic<bool>* stop,
+                                          const replica_step_observer& on_step = {});
 
 }  // namespace adarl

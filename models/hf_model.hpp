@@ -102,6 +102,7 @@ class hf_model_impl : public torch::nn::Module, public policy_model {
   // policy_model (models/policy_model.hpp): the cache is
   // [capacity, kv heads, context_length, head_dim] per layer, keys cached after RoPE.
   int64_t context_length() const override { return context_; }
+  int64_t vocab_size() const override { return config_.vocab_size; }
   torch::Device device() const override;
   slot_cache make_slot_cache(int64_t capacity) override;
   torch::Tensor decode_slots(const torch::Tensor& tokens, const torch::Tensor& slots,

@@ -26,6 +26,8 @@ class policy_model {
   virtual ~policy_model() = default;
   /// Longest sequence (prompt + completion) a slot holds.
   virtual int64_t context_length() const = 0;
+  /// Token ids are in [0, vocab_size()).
+  virtual int64_t vocab_size() const = 0;
   /// Where the model's parameters live.
   virtual torch::Device device() const = 0;
   /// A zeroed slot cache of `capacity` rows of context_length() positions.

@@ -73,6 +73,7 @@ class transformer_impl : public torch::nn::Module, public policy_model {
 
   // policy_model: slots of max_len positions on the model's device.
   int64_t context_length() const override { return config_.max_len; }
+  int64_t vocab_size() const override { return config_.vocab_size; }
   torch::Device device() const override;
   /// A zeroed slot cache of `capacity` rows of max_len positions on the model's device.
   slot_cache make_slot_cache(int64_t capacity) override;

@@ -110,6 +110,9 @@ struct learner_section {
   /// The learner's own device ("" = model.device, the generators'): a GPU learner with
   /// CPU generators, or the reverse.
   std::string device;
+  /// bfloat16 autocast of the learner's forward and loss (float32 master weights and
+  /// optimizer); CUDA only, refused on another device.
+  bool autocast_bf16 = false;
   /// `replicas`, `store`, `collective_timeout`, `join_timeout`, `check_replicas`: data-
   /// parallel learner ranks (docs/guides/cluster.md "Replicated learners"); rank stays 0 here.
   replica_config replicas;

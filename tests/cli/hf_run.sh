@@ -12,6 +12,8 @@
 #     letter; the small tokenizer), deterministic: the weights change, two runs and a run
 #     whose generation is all done by 2 remote workers (`adarl worker generate`, engine
 #     spec kind hf) write identical metrics and checkpoint bytes;
+#     2b. the same run with learner.replicas=2 and one `adarl worker learn --rank 1`
+#     finishes, with the gradients all-reduced every step;
 #  3. a bad model.path, model.chat_template or a shape key is refused before anything
 #     starts.
 #   hf_run.sh ADARL MAKE_TINY_HF HF_LOGITS SOURCE_DIR WORK_DIR
@@ -121,6 +123,31 @@ done
 wait $run || fail "the remote run exited with status $?"
 grep -q "remote generators: [12] workers joined, 0 lost" det-remote.log || fail "no workers joined"
 python3 "$src/tests/cli/compare_runs.py" det-a det-remote $files || fail "remote generation differs"
+
+echo "== 2b. the same run with a replicated learner: rank 1 is an adarl worker learn"
+p=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$adarl" run "$config" "$@" out=det-k2 learner.replicas=2 "learner.store=127.0.0.1:$p" \
+  learner.join_timeout=120 stall_seconds=120 > det-k2.log 2>&1 &
+run=$!
+pids="$pids $run"
+"$adarl" worker learn "$config" "$@" learner.replicas=2 --rank 1 --store "127.0.0.1:$p" \
+  > learn1.log 2>&1 &
+w=$!
+pids="$pids $w"
+wait $run || fail "the replicated run exited with status $?"
+wait $w || fail "the learner rank exited with status $?"
+grep -q "rank 1 done: rank 0 ended the run at version 3" learn1.log || fail "the rank's closing line"
+python3 - det-a/metrics.jsonl det-k2/metrics.jsonl <<'PY' || fail "the replicated run differs"
+import json, sys
+one, two = ([json.loads(l) for l in open(f) if l.strip()] for f in sys.argv[1:3])
+assert [l["step"] for l in two] == [0, 1, 2], two
+assert all(l["reduced_bytes"] > 0 for l in two), two[0]
+# Step 0 samples the same base weights; the learner's sums differ only in order.
+assert one[0]["real_reward"] == two[0]["real_reward"], (one[0], two[0])
+assert one[0]["tokens"] == two[0]["tokens"], (one[0], two[0])
+print("replicated: loss %s against %s, reduced %s bytes a step" % (
+    ["%.4g" % l["loss"] for l in two], ["%.4g" % l["loss"] for l in one], two[-1]["reduced_bytes"]))
+PY
 
 echo "== 3. bad configs are refused before anything starts"
 "$adarl" run "$config" model.path=nowhere out=bad > bad-path.log 2>&1

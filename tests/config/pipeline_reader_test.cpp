@@ -513,6 +513,16 @@ TEST(PipelineReaderTest, ReplicatedLearnerKeysAreReadAndChecked) {
   EXPECT_NE(error_of(configs_dir + "/sim-smoke.yaml", {"learner.replicas=2"})
                 .find("learner.replicas: expected 1 with model.kind simulated"),
             std::string::npos);
+  // bf16 autocast is CUDA only: asked for on a CPU learner it is refused, not ignored.
+  EXPECT_FALSE(d->learner.autocast_bf16);
+  EXPECT_NE(error_of(quickstart, {"learner.autocast_bf16=true"})
+                .find("learner.autocast_bf16: expected false unless the learner runs on CUDA "
+                      "(bf16 autocast is CUDA only; the learner's device is \"cpu\")"),
+            std::string::npos)
+      << error_of(quickstart, {"learner.autocast_bf16=true"});
+  auto cuda = load_pipeline_config(quickstart, {"learner.autocast_bf16=true", "learner.device=cuda:0"});
+  ASSERT_TRUE(cuda.ok()) << cuda.err().message;
+  EXPECT_TRUE(cuda->learner.autocast_bf16);
 }
 
 // yaml-cpp keeps the first of two equal keys and drops the second without a word.

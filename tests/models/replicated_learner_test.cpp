@@ -1,5 +1,6 @@
-// Replicated learners (models/replica_group.hpp, torch_learner_replicas.cpp): two ranks
-// as two threads on loopback, against one learner on the same batches.
+// Replicated learners (models/replica_group.hpp, models/policy_learner_replicas.cpp): two
+// ranks as two threads on loopback, against one learner on the same batches, for the
+// transformer and for an HF model (the same learner serves both).
 #include <gtest/gtest.h>
 
 #include <netinet/in.h>
@@ -16,7 +17,10 @@
 
 #include "models/replica_group.hpp"
 #include "models/snapshot.hpp"
+#include "models/hf_engines.hpp"
 #include "models/torch_engines.hpp"
+#include "tests/formats/hf_test_files.hpp"
+#include "tests/formats/tiny_hf.hpp"
 #include "tokenizers/tokenizer.hpp"
 
 namespace adarl {
@@ -106,16 +110,59 @@ std::pair<double, double> difference(const weights_ptr& x, const weights_ptr& y)
   return {std::sqrt(diff / std::max(1e-24, norm)), worst};
 }
 
+using batch_fn = std::vector<train_sample> (*)(int);
+
+// `steps` steps of `l` on batch(0), batch(1), ...: each step's statistics.
+std::vector<train_stats> train_steps(learner_engine& l, int steps, batch_fn batch) {
+  std::vector<train_stats> out;
+  for (int s = 0; s < steps; ++s) {
+    auto st = l.train(batch(s));
+    EXPECT_TRUE(st.ok()) << st.err().message;
+    if (!st.ok()) break;
+    out.push_back(*st);
+  }
+  return out;
+}
+
+// Rank 0's steps on the batches one learner took (its statistics `one`): each step has
+// the whole batch's figures, as one learner's (the token count exactly), and every
+// parameter's gradient was all-reduced. Returns rank 0's weights after each step.
+std::vector<weights_ptr> rank_zero_steps(learner_engine& zero, const std::vector<train_stats>& one,
+                                         batch_fn batch) {
+  std::vector<weights_ptr> out;
+  for (size_t s = 0; s < one.size(); ++s) {
+    auto st = zero.train(batch(int(s)));
+    EXPECT_TRUE(st.ok()) << st.err().message;
+    if (!st.ok()) break;
+    EXPECT_EQ(st->tokens, one[s].tokens);
+    EXPECT_EQ(st->samples, one[s].samples);
+    EXPECT_NEAR(st->loss, one[s].loss, 1e-5 * (1 + std::abs(st->loss)));
+    EXPECT_NEAR(st->grad_norm, one[s].grad_norm, 1e-5 * st->grad_norm);
+    EXPECT_GT(st->reduced_bytes, 4000u);  // every parameter's gradient, as float32
+    out.push_back(zero.snapshot());
+  }
+  EXPECT_EQ(zero.version(), uint64_t(one.size()));
+  return out;
+}
+
+// Rank 1 served every step, and its weights equal rank 0's bit for bit after each.
+void expect_ranks_identical(const result<uint64_t>& served, const std::vector<weights_ptr>& zero,
+                            const std::vector<weights_ptr>& one) {
+  ASSERT_TRUE(served.ok()) << served.err().message;
+  EXPECT_EQ(*served, uint64_t(zero.size()));
+  ASSERT_EQ(one.size(), zero.size());
+  for (size_t s = 0; s < zero.size(); ++s)
+    EXPECT_TRUE(bit_identical(zero[s], one[s])) << "step " << s + 1;
+  ASSERT_GE(zero.size(), 2u);
+  EXPECT_FALSE(bit_identical(zero[0], zero[1]));  // the check can tell
+}
+
 TEST(ReplicatedLearnerTest, TwoRanksMatchOneLearnerAndStayBitIdentical) {
   constexpr int steps = 5;
   auto one = make_torch_learner(tiny(1, 0, 1));
   ASSERT_TRUE(one.ok()) << one.err().message;
-  std::vector<train_stats> one_stats;
-  for (int s = 0; s < steps; ++s) {
-    auto st = (*one)->train(batch_of(s));
-    ASSERT_TRUE(st.ok()) << st.err().message;
-    one_stats.push_back(*st);
-  }
+  const auto one_stats = train_steps(**one, steps, batch_of);
+  ASSERT_EQ(one_stats.size(), size_t(steps));
   const int port = free_port();
   std::vector<weights_ptr> rank1_steps;
   auto rank1 = std::async(std::launch::async, [&] {
@@ -126,18 +173,7 @@ TEST(ReplicatedLearnerTest, TwoRanksMatchOneLearnerAndStayBitIdentical) {
   {
     auto zero = make_torch_learner(tiny(2, 0, port));
     ASSERT_TRUE(zero.ok()) << zero.err().message;
-    for (int s = 0; s < steps; ++s) {
-      auto st = (*zero)->train(batch_of(s));
-      ASSERT_TRUE(st.ok()) << st.err().message;
-      // The whole batch's figures, as one learner's: the token count exactly.
-      EXPECT_EQ(st->tokens, one_stats[size_t(s)].tokens);
-      EXPECT_EQ(st->samples, one_stats[size_t(s)].samples);
-      EXPECT_NEAR(st->loss, one_stats[size_t(s)].loss, 1e-5 * (1 + std::abs(st->loss)));
-      EXPECT_NEAR(st->grad_norm, one_stats[size_t(s)].grad_norm, 1e-5 * st->grad_norm);
-      EXPECT_GT(st->reduced_bytes, 4000u);  // every parameter's gradient, as float32
-      rank0_steps.push_back((*zero)->snapshot());
-    }
-    EXPECT_EQ((*zero)->version(), uint64_t(steps));
+    rank0_steps = rank_zero_steps(**zero, one_stats, batch_of);
     // 5 steps after, rank 0 equals one learner within 1e-6, relative over all the
     // weights. Per tensor the bound is looser: the key bias (and key weights) have a
     // gradient of rounding noise only (softmax ignores a shift), which AdamW scales up
@@ -158,13 +194,63 @@ TEST(ReplicatedLearnerTest, TwoRanksMatchOneLearnerAndStayBitIdentical) {
               << "; one learner summing in another order " << whole_order << ", "
               << worst_order << "\n";
   }  // rank 0 ends: rank 1 returns
-  auto served = rank1.get();
-  ASSERT_TRUE(served.ok()) << served.err().message;
-  EXPECT_EQ(*served, uint64_t(steps));
-  ASSERT_EQ(rank1_steps.size(), size_t(steps));
-  for (int s = 0; s < steps; ++s)
-    EXPECT_TRUE(bit_identical(rank0_steps[size_t(s)], rank1_steps[size_t(s)])) << "step " << s + 1;
-  EXPECT_FALSE(bit_identical(rank0_steps[0], rank0_steps[1]));  // the check can tell
+  expect_ranks_identical(rank1.get(), rank0_steps, rank1_steps);
+}
+
+// A tiny Qwen2 checkpoint's learner (bf16 weights on disk, float32 in training).
+hf_learner_config tiny_hf_learner(const std::string& path, uint32_t replicas, uint32_t rank,
+                                  int port) {
+  hf_learner_config l;
+  l.policy.path = path;
+  l.policy.max_len = 32;
+  l.optimizer.lr = 1e-3;
+  l.optimizer.warmup_steps = 2;
+  l.micro_batch = 3;
+  l.pad_id = 0;
+  l.replicas = tiny(replicas, rank, port).replicas;
+  return l;
+}
+
+// batch_of(step) moved into the HF model's vocabulary (ids 3..10 become 13..20).
+std::vector<train_sample> hf_batch_of(int step) {
+  auto b = batch_of(step);
+  for (auto& s : b) {
+    for (auto& id : s.prompt) id += 10;
+    for (auto& id : s.completion) id += 10;
+  }
+  return b;
+}
+
+TEST(ReplicatedLearnerTest, TwoRanksOfAnHfModelMatchOneLearner) {
+  constexpr int steps = 3;
+  test::scratch_dir dir;
+  test::tiny_hf_spec spec;
+  spec.real_tokenizer = false;
+  spec.scale = 0.1f;
+  test::write_tiny_hf(dir.file("base"), spec);
+  auto one = make_hf_learner(tiny_hf_learner(dir.file("base"), 1, 0, 1));
+  ASSERT_TRUE(one.ok()) << one.err().message;
+  const auto one_stats = train_steps(**one, steps, hf_batch_of);
+  ASSERT_EQ(one_stats.size(), size_t(steps));
+  const int port = free_port();
+  // Rank 1 builds the architecture from config.json alone: the weights come from rank 0.
+  std::vector<weights_ptr> rank1_steps;
+  auto rank1 = std::async(std::launch::async, [&] {
+    return serve_hf_learner_replica(tiny_hf_learner(dir.file("base"), 2, 1, port), nullptr,
+                                    [&](const weights_ptr& w) { rank1_steps.push_back(w); });
+  });
+  std::vector<weights_ptr> rank0_steps;
+  {
+    auto zero = make_hf_learner(tiny_hf_learner(dir.file("base"), 2, 0, port));
+    ASSERT_TRUE(zero.ok()) << zero.err().message;
+    rank0_steps = rank_zero_steps(**zero, one_stats, hf_batch_of);
+    const auto [whole, worst] = difference((*zero)->snapshot(), (*one)->snapshot());
+    EXPECT_LT(whole, 1e-6) << "relative difference of all the weights";
+    EXPECT_LT(worst, 1e-5) << "largest relative difference of a parameter tensor";
+    std::cout << "HF, after " << steps << " steps, relative difference to one learner (all "
+              << "weights, worst tensor): K=2 " << whole << ", " << worst << "\n";
+  }
+  expect_ranks_identical(rank1.get(), rank0_steps, rank1_steps);
 }
 
 TEST(ReplicatedLearnerTest, RestoreHandsTheCheckpointToEveryRank) {

@@ -1,6 +1,6 @@
-// The replicated parts of the LibTorch learner (models/torch_learner.hpp): joining the
-// ranks, handing rank 0's state to the others, the gradient all-reduce in buckets, the
-// per-step parameter check, and the loop of ranks > 0 (serve_learner_replica).
+// The replicated parts of the learner (models/policy_learner.hpp), for every
+// architecture: joining the ranks, handing rank 0's state to the others, the gradient
+// all-reduce in buckets, the per-step parameter check and the loop of ranks > 0.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "engines/batch_shares.hpp"
-#include "models/torch_learner.hpp"
+#include "models/policy_learner.hpp"
 
 namespace adarl {
 
@@ -68,7 +68,7 @@ void broadcast_flat(replica_group& g, const std::vector<torch::Tensor>& ts) {
 
 }  // namespace
 
-torch_learner::~torch_learner() {
+policy_learner::~policy_learner() {
   if (!group_ || group_->rank() != 0) return;
   try {  // tell the other ranks that the run ended, and give them a moment to read it
     group_->post("Q");
@@ -77,28 +77,41 @@ torch_learner::~torch_learner() {
   }
 }
 
-result<bool> torch_learner::join_replicas(const replica_join_watch& watch) {
-  auto g = replica_group::join(config_.replicas, learner_config_text(config_), device_, watch);
+result<bool> policy_learner::join_replicas(const replica_join_watch& watch) {
+  auto g = replica_group::join(settings_.replicas, settings_.config_text, device_, watch);
   if (!g) return g.err();
   group_ = std::move(*g);
   if (group_->rank() != 0) return true;  // it takes the state in serve()
+  return hand_state("learner: the initial state");
+}
+
+result<bool> policy_learner::hand_state(const std::string& what) {
   try {
     const auto header = state_header();
     group_->post("S" + header);
     sync_state(header);
   } catch (const std::exception& e) {
     group_failed_ = true;
-    return error{"learner: handing the initial state to the other ranks: " +
-                 group_->blame(exception_text(e))};
+    return error{what + ": handing it to the other ranks: " + group_->blame(exception_text(e))};
   }
   return true;
 }
 
-std::string torch_learner::state_header() {
+void policy_learner::check_replicas() {
+  auto h = torch::tensor({parameter_hash()}, torch::kInt64);
+  auto lo = h.clone();
+  group_->allreduce(h, "max");
+  group_->allreduce(lo, "min");
+  if (h.item<int64_t>() != lo.item<int64_t>())
+    throw std::runtime_error("the ranks' parameters differ after step " +
+                             std::to_string(version_) + " (learner.check_replicas)");
+}
+
+std::string policy_learner::state_header() {
   std::string out = "version=" + std::to_string(version_) + "\nschedule=" +
                     std::to_string(opt_->steps()) + "\n";
   auto& states = opt_->adamw().state();
-  for (const auto& item : model_->named_parameters()) {
+  for (const auto& item : model_.module->named_parameters()) {
     auto it = states.find(adamw_key_of(item.value()));
     if (it == states.end()) continue;
     const auto& st = static_cast<const torch::optim::AdamWParamState&>(*it->second);
@@ -107,18 +120,18 @@ std::string torch_learner::state_header() {
   return out;
 }
 
-void torch_learner::sync_state(const std::string& header) {
+void policy_learner::sync_state(const std::string& header) {
   torch::NoGradGuard no_grad;
   const auto fields = fields_of(header);
   const bool source = group_->rank() == 0;
-  std::vector<torch::Tensor> tensors = model_->parameters();
-  for (const auto& b : model_->buffers()) tensors.push_back(b);
+  std::vector<torch::Tensor> tensors = model_.module->parameters();
+  for (const auto& b : model_.module->buffers()) tensors.push_back(b);
   broadcast_flat(*group_, tensors);
   // AdamW's moments of the parameters that have state on rank 0 (none before step 1).
   auto& states = opt_->adamw().state();
   std::vector<std::pair<adamw_state_key, int64_t>> steps;
   std::vector<torch::Tensor> avg, sq;
-  for (const auto& item : model_->named_parameters()) {
+  for (const auto& item : model_.module->named_parameters()) {
     auto it = fields.find("step." + item.key());
     if (it == fields.end()) continue;
     const auto& p = item.value();
@@ -149,9 +162,9 @@ void torch_learner::sync_state(const std::string& header) {
   version_ = std::stoull(fields.at("version"));
 }
 
-void torch_learner::reduce_gradients(train_stats& stats) {
+void policy_learner::reduce_gradients(train_stats& stats) {
   const auto t0 = clock_type::now();
-  auto params = model_->parameters();
+  auto params = model_.module->parameters();
   // The statistics and which parameters have a gradient anywhere (a rank with no
   // samples has none: its share is zero, and one learner would step the parameter).
   std::vector<double> head{stats.loss, stats.clip_fraction, stats.mean_ratio, stats.entropy};
@@ -197,10 +210,10 @@ void torch_learner::reduce_gradients(train_stats& stats) {
   stats.reduce_seconds += std::chrono::duration<double>(clock_type::now() - t0).count();
 }
 
-int64_t torch_learner::parameter_hash() {
+int64_t policy_learner::parameter_hash() {
   torch::NoGradGuard no_grad;
   uint64_t h = 1469598103934665603ull;
-  for (const auto& p : model_->parameters()) {
+  for (const auto& p : model_.module->parameters()) {
     auto c = p.detach().to(torch::kCPU).contiguous();
     h = fnv1a(c.data_ptr(), size_t(c.numel()) * c.element_size(), h);
   }
@@ -209,8 +222,8 @@ int64_t torch_learner::parameter_hash() {
   return out;
 }
 
-result<uint64_t> torch_learner::serve(const std::atomic<bool>* stop,
-                                      const replica_step_observer& on_step) {
+result<uint64_t> policy_learner::serve(const std::atomic<bool>* stop,
+                                       const replica_step_observer& on_step) {
   const std::string me = "learner rank " + std::to_string(group_->rank());
   for (;;) {
     auto cmd = group_->take(stop);
@@ -236,17 +249,27 @@ result<uint64_t> torch_learner::serve(const std::atomic<bool>* stop,
   }
 }
 
-result<uint64_t> serve_learner_replica(const torch_learner_config& c,
-                                       const std::atomic<bool>* stop,
-                                       const replica_step_observer& on_step) {
-  if (c.replicas.replicas < 2 || c.replicas.rank == 0 || c.replicas.rank >= c.replicas.replicas)
-    return error{"learner rank " + std::to_string(c.replicas.rank) +
-                 ": a replica worker's rank must be in [1, " +
-                 std::to_string(c.replicas.replicas) + ") (learner.replicas " +
-                 std::to_string(c.replicas.replicas) + ")"};
-  auto own = c;
-  own.policy.init_checkpoint.clear();  // the weights come from rank 0
-  auto engine = build_torch_learner(own);
+result<std::unique_ptr<learner_engine>> make_coordinator(const replica_config& r,
+                                                         const learner_builder& build,
+                                                         const replica_join_watch& watch) {
+  if (r.replicas > 1 && r.rank != 0)
+    return error{"learner rank " + std::to_string(r.rank) +
+                 ": the coordinator's learner is rank 0 (other ranks: adarl worker learn)"};
+  auto engine = build();
+  if (!engine) return engine.err();
+  if (r.replicas > 1)
+    if (auto ok = (*engine)->join_replicas(watch); !ok) return ok.err();
+  return std::unique_ptr<learner_engine>(std::move(*engine));
+}
+
+result<uint64_t> serve_worker(const replica_config& r, const learner_builder& build,
+                              const std::atomic<bool>* stop,
+                              const replica_step_observer& on_step) {
+  if (r.replicas < 2 || r.rank == 0 || r.rank >= r.replicas)
+    return error{"learner rank " + std::to_string(r.rank) +
+                 ": a replica worker's rank must be in [1, " + std::to_string(r.replicas) +
+                 ") (learner.replicas " + std::to_string(r.replicas) + ")"};
+  auto engine = build();
   if (!engine) return engine.err();
   replica_join_watch watch;
   watch.stop = stop;
@@ -254,20 +277,15 @@ result<uint64_t> serve_learner_replica(const torch_learner_config& c,
   return (*engine)->serve(stop, on_step);
 }
 
-std::string learner_config_text(const torch_learner_config& c) {
-  const auto& m = c.policy.model;
-  const auto& o = c.optimizer;
-  const auto& l = c.loss;
-  const uint64_t charset = fnv1a(c.policy.charset.data(), c.policy.charset.size());
-  std::map<std::string, std::string> f{
-      {"model.vocab_size", std::to_string(m.vocab_size)},
-      {"model.d_model", std::to_string(m.d_model)},
-      {"model.n_layers", std::to_string(m.n_layers)},
-      {"model.n_heads", std::to_string(m.n_heads)},
-      {"model.d_ff", std::to_string(m.d_ff)},
-      {"model.max_len", std::to_string(m.max_len)},
-      {"model.tied_output", m.tied_output ? "true" : "false"},
-      {"model.charset_hash", std::to_string(charset)},
+std::string text_hash(const std::string& text) {
+  return std::to_string(fnv1a(text.data(), text.size()));
+}
+
+std::string learner_config_lines(const learner_settings& s, const std::string& device,
+                                 std::map<std::string, std::string> f) {
+  const auto& o = s.optimizer;
+  const auto& l = s.loss;
+  f.insert({
       {"learner.lr", number(o.lr)},
       {"learner.weight_decay", number(o.weight_decay)},
       {"learner.beta1", number(o.beta1)},
@@ -279,12 +297,13 @@ std::string learner_config_text(const torch_learner_config& c) {
       {"learner.clip_high", number(l.clip_high)},
       {"learner.dual_clip", number(l.dual_clip)},
       {"learner.log_ratio_clamp", number(l.log_ratio_clamp)},
-      {"learner.micro_batch", std::to_string(c.micro_batch)},
-      {"learner.replicas", std::to_string(c.replicas.replicas)},
-      {"learner.check_replicas", c.replicas.check_every_step ? "true" : "false"},
-      {"learner.backend", c.policy.device.rfind("cuda", 0) == 0 ? "nccl" : "gloo"},
-      {"sampling.temperature", number(c.temperature)},
-  };
+      {"learner.micro_batch", std::to_string(s.micro_batch)},
+      {"learner.replicas", std::to_string(s.replicas.replicas)},
+      {"learner.check_replicas", s.replicas.check_every_step ? "true" : "false"},
+      {"learner.autocast_bf16", s.autocast_bf16 ? "true" : "false"},
+      {"learner.backend", device.rfind("cuda", 0) == 0 ? "nccl" : "gloo"},
+      {"sampling.temperature", number(s.temperature)},
+  });
   std::string out;
   for (const auto& [k, v] : f) out += k + "=" + v + "\n";
   return out;
