@@ -235,4 +235,27 @@ std::string run_pass_rate_chart(const json& d) {
                 "(all steps pooled; empty bins left out).");
 }
 
+/// The pass-rate prior's reliability curve: the success rate of the samples against the
+/// mean prediction, per tenth of predicted p, beside the diagonal of a calibrated prior.
+std::string run_reliability_chart(const json& d) {
+  chart c = run_chart("Reliability of the pass-rate prior", "predicted pass rate",
+                      "observed pass rate");
+  c.x_cover = {0, 1};
+  c.y_cover = {0, 1};
+  chart_line l = make_line(blue, "observed", {}, 2.2);
+  for (const auto& b : d.at("reliability")) {
+    const double p = b.at("predicted").get<double>(), o = b.at("observed").get<double>();
+    l.points.push_back({p, o});
+    l.notes.push_back("predicted " + fixed(p, 3) + ": observed " + fixed(o, 3) + " over " +
+                      count_text(b.at("samples").get<double>()) + " samples");
+  }
+  add(c, make_line(grey, "calibrated", {{0, 0}, {1, 1}}, 1));
+  add(c, std::move(l));
+  return figure(c,
+                "Each tenth of the predictions (the prior a prompt was drawn with at the "
+                "start of its step), at its mean prediction and the share of right "
+                "samples (all steps pooled; empty tenths left out). A Seq pool stops "
+                "when its exit rule holds, so its observed rate leans toward the rule.");
+}
+
 }  // namespace adarl

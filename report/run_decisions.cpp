@@ -197,19 +197,38 @@ std::string uniform_decisions(const json& d, const std::string& kind) {
          "</ul>\n";
 }
 
-/// The pass-rate prior's Brier score per step, when the step lines have it.
+/// The pass-rate prior's reliability bins as a table.
+std::string reliability_table(const json& d) {
+  std::string t =
+      "<table class=\"small\" id=\"reliability\">\n<tr><th>predicted pass rate</th>"
+      "<th>mean prediction</th><th>observed</th><th>samples</th></tr>\n";
+  const double n = 10;  // tenths of predicted p (step_summary::rate_bins)
+  for (const auto& b : d.at("reliability")) {
+    const double i = b.at("bin").get<double>();
+    t += "<tr><td>" + fixed(i / n, 1) + " to " + fixed((i + 1) / n, 1) + "</td>" +
+         num_td(fixed(b.at("predicted").get<double>(), 3)) +
+         num_td(fixed(b.at("observed").get<double>(), 3)) +
+         num_td(count_text(b.at("samples").get<double>())) + "</tr>\n";
+  }
+  return t + "</table>\n";
+}
+
+/// The pass-rate prior's Brier score per step and its reliability curve, when the step
+/// lines have them.
 std::string calibration(const json& d) {
   bool any = false;
   for (const auto& s : d.at("steps"))
     any = any || number_at(s, "prior_brier").has_value();
   if (!any) return "";
+  const bool curve = !d.at("reliability").empty();
   return "<div class=\"grid\">\n" +
          run_step_chart(
              d, "Calibration of the pass-rate prior", "Brier score per sample",
              {{"prior_brier", "Brier score"}}, /*fraction=*/false,
              "How far each prompt's estimated pass rate at the start of the step "
              "was from its samples' rewards (0 = exact, 0.25 = a coin's guess).") +
-         "</div>\n";
+         (curve ? run_reliability_chart(d) : "") + "</div>\n" +
+         (curve ? "<div class=\"tables\">\n" + reliability_table(d) + "</div>\n" : "");
 }
 
 }  // namespace

@@ -84,6 +84,8 @@ struct run_sums {
   double units = 0, round_samples = 0, never_prompts = 0, never_samples = 0,
          round1_samples = 0;
   std::array<double, rate_bins> bin_prompts{}, bin_samples{};
+  /// The prior's reliability bins: sums of predictions and successes, and samples.
+  std::array<double, rate_bins> rel_predicted{}, rel_observed{}, rel_samples{};
   std::map<std::string, double> zero;
   bool zero_recorded = false;
   double samples = 0, prompts = 0, time_step = 0;
@@ -103,6 +105,24 @@ void add_bins(const json& line, run_sums& s) {
   }
 }
 
+// A step line's reliability bins, [mean predicted, mean observed, samples] for each
+// non-empty bin of predicted p (step_summary's tenths): summed by the bin the mean
+// prediction falls in.
+void add_reliability(const json& line, run_sums& s) {
+  const auto r = line.find("reliability");
+  if (r == line.end() || !r->is_array()) return;
+  for (const auto& b : *r) {
+    if (!b.is_array() || b.size() != 3 || !b[0].is_number() || !b[1].is_number() ||
+        !b[2].is_number())
+      continue;
+    const double p = std::clamp(b[0].get<double>(), 0.0, 1.0), n = b[2].get<double>();
+    const size_t i = std::min(rate_bins - 1, static_cast<size_t>(p * double(rate_bins)));
+    s.rel_predicted[i] += p * n;
+    s.rel_observed[i] += b[1].get<double>() * n;
+    s.rel_samples[i] += n;
+  }
+}
+
 void add_counts(const json& line, run_sums& s) {
   if (const auto e = line.find("exits"); e != line.end() && e->is_object())
     for (const char* k : exit_keys) s.exits[k] += num(*e, k);
@@ -113,6 +133,7 @@ void add_counts(const json& line, run_sums& s) {
       if (count.is_number()) s.zero[reason] += count.get<double>();
   }
   add_bins(line, s);
+  add_reliability(line, s);
   s.samples += num(line, "samples");
   s.prompts += num(line, "prompts");
   if (const opt t = maybe(line, "time_step")) {
@@ -165,6 +186,14 @@ void add_sums(const run_sums& s, json& out) {
   out["round1"] = {{"prompts", s.rounds.size() > 1 ? s.rounds[1] : 0.0},
                    {"samples_share", share(s.round1_samples, s.round_samples)}};
   out["pass_rate_bins"] = {{"prompts", s.bin_prompts}, {"samples", s.bin_samples}};
+  json reliability = json::array();
+  for (size_t i = 0; i < rate_bins; ++i)
+    if (s.rel_samples[i] > 0)
+      reliability.push_back({{"bin", i},
+                             {"predicted", s.rel_predicted[i] / s.rel_samples[i]},
+                             {"observed", s.rel_observed[i] / s.rel_samples[i]},
+                             {"samples", s.rel_samples[i]}});
+  out["reliability"] = reliability;
   double total = 0;
   std::vector<std::pair<std::string, double>> reasons(s.zero.begin(), s.zero.end());
   for (const auto& r : reasons) total += r.second;

@@ -43,6 +43,9 @@ namespace adarl {
 /// - `exits` (totals per exit kind), `rounds` (summed histogram), `rounds_samples`
 ///   (share of the samples per rounds count), `never_exited` and `round1`
 ///   ({prompts, samples_share}), `pass_rate_bins` {prompts, samples} summed.
+/// - `reliability[]`: the pass-rate prior's reliability curve over the run, one entry
+///   per non-empty tenth of predicted p: {bin, predicted (mean prediction), observed
+///   (success rate), samples}, from the step lines' `reliability`; empty without.
 /// - `zero_rewards`: {total, samples_share (of all samples), reasons[] {reason, count,
 ///   share (of the zero rewards)} most frequent first}; `recorded` false when no line
 ///   has zero_reward_reasons.

@@ -39,6 +39,8 @@ std::string run_step_chart(const nlohmann::json& data, const std::string& title,
 
 /// A figure of samples per prompt against the estimated pass rate (all steps pooled).
 std::string run_pass_rate_chart(const nlohmann::json& data);
+/// The pass-rate prior's reliability curve (data's `reliability`), over the diagonal.
+std::string run_reliability_chart(const nlohmann::json& data);
 
 /// What the strategy's decisions cost (`id="decisions"`), by strategy kind.
 std::string run_decisions_section(const nlohmann::json& data);

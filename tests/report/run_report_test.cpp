@@ -131,6 +131,46 @@ TEST(RunReportTest, SeqDecisionsGiveTheSharesOfSamplesByHowPromptsExited) {
       std::string::npos);
 }
 
+TEST(RunReportTest, TheEstimatorsReliabilityCurvePoolsTheStepsBins) {
+  const std::string dir = fixture_dir("reliability");
+  testing_run::write_seq_run(dir);
+  // Even steps: 40 samples predicted at 0.05 (2% right) and 20 at 0.55 (60% right);
+  // odd steps: 60 samples at 0.08 (4% right). Over the 20 steps, the first tenth has
+  // 1,000 samples at a mean prediction of (10 x 40 x 0.05 + 10 x 60 x 0.08) / 1000 =
+  // 0.068 and (10 x 40 x 0.02 + 10 x 60 x 0.04) / 1000 = 0.032 right; the sixth 200
+  // samples at 0.55, 0.6 right.
+  {
+    std::ofstream m(dir + "/metrics.jsonl");
+    for (int k = 0; k < 20; ++k) {
+      json s = testing_run::seq_step(k);
+      s["prior_brier"] = 0.1;
+      s["reliability"] = k % 2 == 0 ? json::parse("[[0.05, 0.02, 40], [0.55, 0.6, 20]]")
+                                    : json::parse("[[0.08, 0.04, 60]]");
+      m << s.dump() << "\n";
+    }
+  }
+  auto data = run_report_data(dir, {});
+  ASSERT_TRUE(data) << data.err().message;
+  const json& r = data->at("reliability");
+  ASSERT_EQ(r.size(), 2u) << r.dump();
+  EXPECT_EQ(r[0]["bin"], 0);
+  EXPECT_NEAR(r[0]["predicted"].get<double>(), 0.068, 1e-12);
+  EXPECT_NEAR(r[0]["observed"].get<double>(), 0.032, 1e-12);
+  EXPECT_EQ(r[0]["samples"], 1000);
+  EXPECT_EQ(r[1]["bin"], 5);
+  EXPECT_NEAR(r[1]["observed"].get<double>(), 0.6, 1e-12);
+  const std::string html = page_of(dir);
+  EXPECT_NE(html.find("<tr><td>0.0 to 0.1</td><td class=\"num\">0.068</td><td "
+                      "class=\"num\">0.032</td><td class=\"num\">1,000</td></tr>"),
+            std::string::npos);
+  const std::string svg = svg_titled(html, "Reliability of the pass-rate prior");
+  ASSERT_FALSE(svg.empty());
+  EXPECT_NE(svg.find("predicted 0.550: observed 0.600 over 200 samples"), std::string::npos);
+  // Without reliability bins (the fixture's plain lines) there is no curve.
+  testing_run::write_seq_run(dir);
+  EXPECT_EQ(page_of(dir).find("Reliability of the pass-rate prior"), std::string::npos);
+}
+
 TEST(RunReportTest, ZeroRewardReasonsHaveCountsAndShares) {
   const std::string dir = fixture_dir("zero");
   testing_run::write_seq_run(dir);
