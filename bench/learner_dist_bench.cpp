@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "models/replica_group.hpp"
+#include "models/train/replica_group.hpp"
 #include "models/torch_engines.hpp"
 #include "tokenizers/tokenizer.hpp"
 

@@ -24,13 +24,13 @@
 #include <string>
 #include <vector>
 
-#include "models/decoder.hpp"
+#include "models/decode/decoder.hpp"
 #include "models/device.hpp"
 #include "models/hf_engines.hpp"
-#include "models/hf_policy.hpp"
-#include "models/loss.hpp"
-#include "models/optimizer.hpp"
-#include "models/sampler.hpp"
+#include "models/weights/hf_policy.hpp"
+#include "models/train/loss.hpp"
+#include "models/train/optimizer.hpp"
+#include "models/decode/sampler.hpp"
 #include "runtime/process_env.hpp"
 #include "tokenizers/tokenizer.hpp"
 

@@ -1,5 +1,5 @@
 // `adarl model score DIR`: the log-probs adarl's learner computes for completions under a
-// Hugging Face checkpoint (models/sampler.hpp: score_completions, temperature 1),
+// Hugging Face checkpoint (models/decode/sampler.hpp: score_completions, temperature 1),
 // one JSON array per input line, so that a user can hold adarl's numbers against another
 // implementation's. Links LibTorch (adarl_torch_jobs).
 #include <CLI/CLI.hpp>
@@ -17,7 +17,8 @@
 #include "base/jsonl_text.hpp"
 #include "cli/commands.hpp"
 #include "models/device.hpp"
-#include "models/hf_policy.hpp"
+#include "models/arch/logprobs.hpp"
+#include "models/weights/hf_policy.hpp"
 #include "tokenizers/bpe/hf_text.hpp"
 
 namespace adarl {

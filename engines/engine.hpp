@@ -1,7 +1,7 @@
 #pragma once
 // Torch-free faces of a policy, for actors and pipelines: a continuous-batching
 // generation engine and a learner engine. The LibTorch implementations live in
-// models/torch_generator.cpp and models/torch_learner.cpp; the simulated ones (no model) in engines/sim/sim_engines.cpp.
+// models/decode/torch_generator.cpp and models/train/torch_learner.cpp; the simulated ones (no model) in engines/sim/sim_engines.cpp.
 
 #include <cstdint>
 #include <memory>
@@ -106,7 +106,7 @@ struct train_stats {
   double mean_ratio = 1;
   uint64_t samples = 0;
   uint64_t tokens = 0;        ///< Completion tokens trained on.
-  /// Replicated learners (models/replica_group.hpp): gradient bytes all-reduced by this
+  /// Replicated learners (models/train/replica_group.hpp): gradient bytes all-reduced by this
   /// rank in the step, and the seconds its collectives took (0 with one learner).
   uint64_t reduced_bytes = 0;
   double reduce_seconds = 0;

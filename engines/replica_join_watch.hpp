@@ -1,5 +1,5 @@
 #pragma once
-// What a joining learner rank is told from outside (models/replica_group.hpp): the stop
+// What a joining learner rank is told from outside (models/train/replica_group.hpp): the stop
 // flag its waits poll, whom rank 0 tells which ranks it waits for, and whom a rank > 0
 // tells of each step it trained. Torch-free.
 

@@ -14,7 +14,7 @@ struct sampling_params {
   bool greedy = false;          ///< Argmax instead of sampling (evaluation).
   /// Decode with batch-invariant arithmetic: a row's logits (and so its tokens and
   /// log-probs) are bit-identical whatever other rows share its decoding steps
-  /// (deterministic runs; slower: models/invariant_linear.hpp).
+  /// (deterministic runs; slower: models/arch/invariant_linear.hpp).
   bool batch_invariant = false;
 };
 

@@ -6,7 +6,7 @@
 #include "experiments/cache_dir.hpp"
 #include "experiments/run_tasks.hpp"
 #include "experiments/sft_job.hpp"
-#include "models/checkpoint.hpp"
+#include "models/weights/checkpoint.hpp"
 #include "models/device.hpp"
 #include "models/hf_engines.hpp"
 #include "models/torch_engines.hpp"

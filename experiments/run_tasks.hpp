@@ -8,7 +8,7 @@
 
 #include "actors/prompt_table.hpp"
 #include "base/result.hpp"
-#include "models/sft_example.hpp"
+#include "models/train/sft_example.hpp"
 #include "pipelines/pipeline_config.hpp"
 #include "pipelines/task_source.hpp"
 

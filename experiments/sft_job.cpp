@@ -5,10 +5,10 @@
 #include <limits>
 #include <ostream>
 
-#include "models/checkpoint.hpp"
+#include "models/weights/checkpoint.hpp"
 #include "models/device.hpp"
-#include "models/sampler.hpp"
-#include "models/sft.hpp"
+#include "models/decode/sampler.hpp"
+#include "models/train/sft.hpp"
 #include "tasks/dataset.hpp"
 #include "tasks/suites.hpp"
 #include "tasks/verifier_registry.hpp"

@@ -23,7 +23,7 @@ struct hf_rope {
   int64_t original_max_position_embeddings = 8192;  ///< llama3.
 };
 
-/// What adarl's HF decoder (models/hf_model.hpp) needs of config.json. Pre-RMSNorm
+/// What adarl's HF decoder (models/arch/hf_model.hpp) needs of config.json. Pre-RMSNorm
 /// blocks of grouped-query attention with rotary positions and a SwiGLU MLP.
 struct hf_config {
   std::string model_type;          ///< "qwen2", "qwen3" or "llama".

@@ -1,6 +1,6 @@
 #pragma once
 // Factories of the generation and learner engines (engines/engine.hpp) of a Hugging Face
-// checkpoint (Qwen2 / Llama family, models/hf_model.hpp). Torch-free header: pipelines
+// checkpoint (Qwen2 / Llama family, models/arch/hf_model.hpp). Torch-free header: pipelines
 // and commands build engines without including LibTorch.
 
 #include <atomic>
@@ -61,7 +61,7 @@ result<std::unique_ptr<generation_engine>> make_hf_generator(const hf_generator_
 /// save() writes DIR/hf, an HF directory (config.json, model.safetensors in the input's
 /// dtype, tokenizer files) that transformers and vLLM open unchanged, plus
 /// optimizer.safetensors, meta.json and, for a BF16/F16 input, the float32
-/// master_weights.safetensors (models/hf_weights.hpp); restore() reads it back exactly.
+/// master_weights.safetensors (models/weights/hf_weights.hpp); restore() reads it back exactly.
 /// With c.replicas.replicas > 1 it is rank 0 of a replicated learner, as
 /// make_torch_learner's (models/torch_engines.hpp): the same learner serves both.
 result<std::unique_ptr<learner_engine>> make_hf_learner(const hf_learner_config& c,

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -69,9 +71,14 @@ TEST_P(PipelineStrategyTest, TrainsEveryStepAndWritesMetrics) {
     EXPECT_GE(rr, 0.0);
     EXPECT_LE(rr, 1.0);
   }
-  // Evaluations: before the first step, after steps 2 and 4, and after the last.
+  // Evaluations: before the first step, after steps 2 and 4, and after the last. The
+  // file is in order of completion (evaluations of two versions can overlap on the
+  // generators and finish in either order), so they are read by version.
   auto evals = read_lines(out + "/eval.jsonl");
   ASSERT_GE(evals.size(), 3u);
+  std::sort(evals.begin(), evals.end(), [](const auto& a, const auto& b) {
+    return a["version"].template get<uint64_t>() < b["version"].template get<uint64_t>();
+  });
   EXPECT_EQ(evals.front()["version"], 0u);
   EXPECT_EQ(evals.back()["version"], 5u);
   EXPECT_EQ(evals.back()["prompts"], 16u);

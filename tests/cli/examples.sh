@@ -26,7 +26,7 @@ grep -q "#define ADARL_VERSION \"$version\"" "$prefix/include/adarl/version.hpp"
   fail "include/adarl/version.hpp does not say $version"
 # Internal headers that no public header includes stay in the source tree.
 for f in actors/tracker.hpp actors/learner.hpp net/remote_wire.hpp cli/commands.hpp \
-         models/transformer.hpp report/report.hpp; do
+         models/arch/transformer.hpp report/report.hpp; do
   [ -e "$prefix/include/adarl/$f" ] && fail "internal header installed: $f"
 done
 # The libraries are torch-free: no LibTorch library is named by the exported targets.

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "models/checkpoint.hpp"
+#include "models/weights/checkpoint.hpp"
 #include "tokenizers/tokenizer.hpp"
 
 namespace adarl {

@@ -4,8 +4,8 @@
 #include <stdexcept>
 
 #include "base/random_keys.hpp"
-#include "models/decoder.hpp"
-#include "models/snapshot.hpp"
+#include "models/decode/decoder.hpp"
+#include "models/weights/snapshot.hpp"
 #include "models/torch_engines.hpp"
 #include "tokenizers/tokenizer.hpp"
 

@@ -10,8 +10,9 @@
 #include "formats/safetensors.hpp"
 #include "models/device.hpp"
 #include "models/hf_engines.hpp"
-#include "models/hf_policy.hpp"
-#include "models/snapshot.hpp"
+#include "models/arch/logprobs.hpp"
+#include "models/weights/hf_policy.hpp"
+#include "models/weights/snapshot.hpp"
 #include "tests/formats/hf_test_files.hpp"
 #include "tests/formats/tiny_hf.hpp"
 

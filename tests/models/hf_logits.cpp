@@ -9,7 +9,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "models/hf_policy.hpp"
+#include "models/arch/logprobs.hpp"
+#include "models/weights/hf_policy.hpp"
 
 using namespace adarl;
 

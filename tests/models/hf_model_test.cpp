@@ -7,8 +7,9 @@
 
 #include "base/random_keys.hpp"
 #include "formats/safetensors.hpp"
-#include "models/slot_attention.hpp"
-#include "models/hf_policy.hpp"
+#include "models/arch/slot_attention.hpp"
+#include "models/decode/sampler.hpp"
+#include "models/weights/hf_policy.hpp"
 #include "tests/formats/hf_test_files.hpp"
 #include "tests/formats/tiny_hf.hpp"
 

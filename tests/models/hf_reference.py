@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Reference check of adarl's Hugging Face decoder (models/hf_model.cpp).
+"""Reference check of adarl's Hugging Face decoder (models/arch/hf_model.cpp).
 
     hf_reference.py DIR TOKENS.json PREFIX
 

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "models/loss.hpp"
-#include "models/sampler.hpp"
+#include "models/train/loss.hpp"
+#include "models/decode/sampler.hpp"
 
 namespace adarl {
 namespace {

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "models/optimizer.hpp"
-#include "models/sampler.hpp"
-#include "models/snapshot.hpp"
+#include "models/train/optimizer.hpp"
+#include "models/decode/sampler.hpp"
+#include "models/weights/snapshot.hpp"
 
 namespace adarl {
 namespace {

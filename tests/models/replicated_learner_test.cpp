@@ -1,4 +1,4 @@
-// Replicated learners (models/replica_group.hpp, models/policy_learner_replicas.cpp): two
+// Replicated learners (models/train/replica_group.hpp, models/train/policy_learner_replicas.cpp): two
 // ranks as two threads on loopback, against one learner on the same batches, for the
 // transformer and for an HF model (the same learner serves both).
 #include <gtest/gtest.h>
@@ -15,8 +15,8 @@
 #include <random>
 #include <thread>
 
-#include "models/replica_group.hpp"
-#include "models/snapshot.hpp"
+#include "models/train/replica_group.hpp"
+#include "models/weights/snapshot.hpp"
 #include "models/hf_engines.hpp"
 #include "models/torch_engines.hpp"
 #include "tests/formats/hf_test_files.hpp"

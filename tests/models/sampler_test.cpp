@@ -3,8 +3,8 @@
 #include <random>
 
 #include "base/random_keys.hpp"
-#include "models/padded_rows.hpp"
-#include "models/sampler.hpp"
+#include "models/arch/padded_rows.hpp"
+#include "models/decode/sampler.hpp"
 #include "tokenizers/tokenizer.hpp"
 
 namespace adarl {

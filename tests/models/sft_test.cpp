@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "models/sampler.hpp"
-#include "models/sft.hpp"
+#include "models/decode/sampler.hpp"
+#include "models/train/sft.hpp"
 #include "tokenizers/tokenizer.hpp"
 
 namespace adarl {

@@ -1,4 +1,4 @@
-#include "models/slot_attention.hpp"
+#include "models/arch/slot_attention.hpp"
 
 #include <gtest/gtest.h>
 

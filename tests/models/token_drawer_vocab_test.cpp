@@ -5,7 +5,7 @@
 #include <cmath>
 #include <random>
 
-#include "models/sampler.hpp"
+#include "models/decode/sampler.hpp"
 
 namespace adarl {
 namespace {

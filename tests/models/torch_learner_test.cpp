@@ -4,8 +4,8 @@
 
 #include <filesystem>
 
-#include "models/sampler.hpp"
-#include "models/snapshot.hpp"
+#include "models/decode/sampler.hpp"
+#include "models/weights/snapshot.hpp"
 #include "models/torch_engines.hpp"
 #include "tokenizers/tokenizer.hpp"
 
