@@ -502,9 +502,11 @@ TEST(CompareConfigTest, TheCommittedQuickstartComesFromItsConfig) {
   expect_results_of_config("compare-quick.yaml", "docs/results/compare-quick.json");
 }
 
-// docs/results/ablation.json: docs/results/ablation.md and the README's ablation lines.
+// docs/results/ablation.json: docs/results/ablation.md and the README's ablation lines;
+// docs/results/ablation-math.json: the math rows of docs/results/compare-suites.md.
 TEST(CompareConfigTest, TheCommittedAblationComesFromItsConfig) {
   expect_results_of_config("ablation.yaml", "docs/results/ablation.json");
+  expect_results_of_config("ablation-math.yaml", "docs/results/ablation-math.json");
 }
 
 // docs/results/compare-<suite>.json: the three suites' tables (docs/results/compare-suites.md
