@@ -16,8 +16,7 @@ import statistics
 import sys
 from pathlib import Path
 
-T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
-       9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131}
+from paired_table import T95  # the same 95% Student-t quantiles
 STRATEGIES = ("ada-est", "ada-est-learned")
 
 
