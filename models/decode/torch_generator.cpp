@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "models/weights/checkpoint.hpp"
+#include "models/arch/seeded_init.hpp"
 #include "models/decode/decoding_engine.hpp"
 #include "models/device.hpp"
 #include "models/torch_engines.hpp"
@@ -47,8 +48,7 @@ result<std::unique_ptr<generation_engine>> make_torch_generator(const torch_gene
   if (!device) return device.err();
   try {
     at::set_num_threads(p.threads);
-    torch::manual_seed(p.init_seed);
-    transformer model(p.model);
+    auto model = seeded_init(p.init_seed, [&] { return transformer(p.model); });
     uint64_t version = 0;
     if (!p.init_checkpoint.empty()) {
       auto meta = load_checkpoint(p.init_checkpoint, model, /*opt=*/nullptr);

@@ -52,8 +52,7 @@ struct learner_settings {
   /// weights and optimizer); ignored on the CPU.
   bool autocast_bf16 = false;
   replica_config replicas;   ///< Data-parallel replicas (1 = this learner alone).
-  /// What ranks compare when they join (sorted key=value lines, learner_settings_text
-  /// learner_config_lines).
+  /// What ranks compare when they join (sorted key=value lines: learner_config_lines).
   std::string config_text;
 };
 

@@ -3,7 +3,6 @@
 // models/weights/checkpoint.hpp's directory format; its replica ranks and their join text.
 #include <filesystem>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 
@@ -11,6 +10,7 @@
 #include "models/device.hpp"
 #include "models/train/policy_learner.hpp"
 #include "models/torch_engines.hpp"
+#include "models/arch/seeded_init.hpp"
 #include "models/arch/transformer.hpp"
 
 namespace adarl {
@@ -48,10 +48,6 @@ class transformer_checkpoints final : public learner_checkpoints {
   std::string charset_;
 };
 
-// The learner settings of `c` (without the join text, which is made from them; the
-// transformer pads with id 0).
-learner_settings settings_of(const torch_learner_config& c) { return learner_settings_of(c); }
-
 // The learner of `c` (device, shape and settings checked; the base checkpoint loaded),
 // not joined to its replicas yet.
 result<std::unique_ptr<policy_learner>> build_torch_learner(const torch_learner_config& c) {
@@ -62,17 +58,12 @@ result<std::unique_ptr<policy_learner>> build_torch_learner(const torch_learner_
     for (const auto& p : problems) text += "; " + p;
     return error{text};
   }
-  auto settings = settings_of(c);
+  auto settings = learner_settings_of(c);
   settings.config_text = learner_config_text(c);
   if (auto p = learner_settings_problem(settings); !p.empty()) return error{p};
   try {
     at::set_num_threads(c.policy.threads);
-    // The seed is global: learners built at once in one process (replica ranks as
-    // threads) would otherwise draw each other's initial weights.
-    static std::mutex init_mutex;
-    std::lock_guard<std::mutex> lock(init_mutex);
-    torch::manual_seed(c.policy.init_seed);
-    transformer model(c.policy.model);
+    auto model = seeded_init(c.policy.init_seed, [&] { return transformer(c.policy.model); });
     auto checkpoints =
         std::make_unique<transformer_checkpoints>(model, c.policy.model, c.policy.charset);
     auto engine = std::make_unique<policy_learner>(settings, *device, learner_model_of(model),
@@ -108,7 +99,7 @@ result<uint64_t> serve_learner_replica(const torch_learner_config& c,
 std::string learner_config_text(const torch_learner_config& c) {
   const auto& m = c.policy.model;
   return learner_config_lines(
-      settings_of(c), c.policy.device,
+      learner_settings_of(c), c.policy.device,
       {{"model.vocab_size", std::to_string(m.vocab_size)},
        {"model.d_model", std::to_string(m.d_model)},
        {"model.n_layers", std::to_string(m.n_layers)},

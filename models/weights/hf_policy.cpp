@@ -1,7 +1,8 @@
 #include "models/weights/hf_policy.hpp"
 
 #include <algorithm>
-#include <mutex>
+
+#include "models/arch/seeded_init.hpp"
 
 namespace adarl {
 
@@ -23,14 +24,7 @@ result<hf_policy> build_hf_policy(const hf_policy_config& c, const torch::Device
     return error{"model.max_len: expected 2 to the model's max_position_embeddings (" +
                  std::to_string(config.max_position_embeddings) + "), got " +
                  std::to_string(c.max_len)};
-  {
-    // The seed is global: models built at once in one process (replica ranks as
-    // threads) would otherwise draw each other's initial weights.
-    static std::mutex init_mutex;
-    std::lock_guard<std::mutex> lock(init_mutex);
-    torch::manual_seed(c.init_seed);
-    p.model = hf_model(config, int64_t(c.max_len));
-  }
+  p.model = seeded_init(c.init_seed, [&] { return hf_model(config, int64_t(c.max_len)); });
   if (!c.path.empty()) {
     auto dtype = load_hf_weights(p.model, c.path);
     if (!dtype) return dtype.err();
