@@ -11,27 +11,23 @@ and a 95% Student-t interval over the seeds) to OUT.json and prints a Markdown t
 A run without any first-seen prompt is an error, not a zero. Standard library only.
 """
 import json
-import math
 import statistics
 import sys
 from pathlib import Path
 
-from paired_table import T95  # the same 95% Student-t quantiles
+from paired_table import paired_interval
+from step_means import seed_runs, step_lines
+
 STRATEGIES = ("ada-est", "ada-est-learned")
 
 
 def run_brier(path):
     weight = total = 0.0
-    with open(path) as f:
-        for number, line in enumerate(f, 1):
-            try:
-                m = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise SystemExit(f"{path}:{number}: not JSON ({e})")
-            n = m.get("first_seen_prompts", 0)
-            if n > 0:
-                weight += n
-                total += m["first_seen_brier"] * n
+    for m in step_lines(path):
+        n = m.get("first_seen_prompts", 0)
+        if n > 0:
+            weight += n
+            total += m["first_seen_brier"] * n
     if weight == 0:
         raise SystemExit(f"{path}: no step with first-seen prompts")
     return total / weight, int(weight)
@@ -40,24 +36,17 @@ def run_brier(path):
 def suite_scores(folder):
     seeds = {}
     for strategy in STRATEGIES:
-        runs = sorted(Path(folder, strategy).glob("seed-*/metrics.jsonl"))
-        if not runs:
-            raise SystemExit(f"{folder}/{strategy}: no seed-*/metrics.jsonl")
-        for path in runs:
-            seed = int(path.parent.name.removeprefix("seed-"))
+        for seed, path in seed_runs(folder, strategy).items():
             seeds.setdefault(seed, {})[strategy] = run_brier(path)
     paired = sorted(s for s, v in seeds.items() if len(v) == len(STRATEGIES))
     d = [seeds[s]["ada-est-learned"][0] - seeds[s]["ada-est"][0] for s in paired]
     if len(d) < 2:
         raise SystemExit(f"{folder}: fewer than two paired seeds")
-    half = T95[len(d) - 1] * statistics.stdev(d) / math.sqrt(len(d))
-    mean = statistics.mean(d)
     return {
         "seeds": paired,
         "brier": {st: [seeds[s][st][0] for s in paired] for st in STRATEGIES},
         "first_seen_prompts": {st: [seeds[s][st][1] for s in paired] for st in STRATEGIES},
-        "learned_minus_ema": {"mean": mean, "low": mean - half, "high": mean + half,
-                              "n": len(d)},
+        "learned_minus_ema": paired_interval(d),
     }
 
 

@@ -19,6 +19,13 @@ T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8:
        19: 2.093, 29: 2.045}
 
 
+def paired_interval(d):
+    """Mean of the paired differences `d` and its 95% Student-t interval."""
+    m = statistics.mean(d)
+    h = T95[len(d) - 1] * statistics.stdev(d) / math.sqrt(len(d))
+    return {"mean": m, "low": m - h, "high": m + h, "n": len(d)}
+
+
 def main(argv):
     if len(argv) < 3:
         print(__doc__.strip(), file=sys.stderr)
@@ -41,9 +48,9 @@ def main(argv):
         if len(d) < 2 or len(d) - 1 not in T95:
             print(f"paired_table: {pair}: {len(d)} paired seeds", file=sys.stderr)
             return 2
-        m = statistics.mean(d)
-        h = T95[len(d) - 1] * statistics.stdev(d) / math.sqrt(len(d))
-        print(f"| {a} minus {b} | {len(d)} | {m:+.3f} [{m - h:+.3f}, {m + h:+.3f}] |")
+        i = paired_interval(d)
+        print(f"| {a} minus {b} | {len(d)} | "
+              f"{i['mean']:+.3f} [{i['low']:+.3f}, {i['high']:+.3f}] |")
     return 0
 
 

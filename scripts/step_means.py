@@ -11,24 +11,33 @@ Student-t interval. Writes OUT.json and prints a Markdown table. A run without K
 that window is an error, not a zero. Standard library only.
 """
 import json
-import math
 import statistics
 import sys
 from pathlib import Path
 
-from paired_table import T95  # the same 95% Student-t quantiles
+from paired_table import paired_interval
 
 
-def run_mean(path, key, first, last):
-    values = []
+def step_lines(path):
+    """The step lines of a metrics.jsonl; a line that is not JSON ends the script naming it."""
     with open(path) as f:
         for number, line in enumerate(f, 1):
             try:
-                m = json.loads(line)
+                yield json.loads(line)
             except json.JSONDecodeError as e:
                 raise SystemExit(f"{path}:{number}: not JSON ({e})")
-            if first <= m.get("step", -1) <= last and key in m:
-                values.append(m[key])
+
+
+def seed_runs(folder, strategy):
+    """{seed: metrics.jsonl path} of a strategy's runs in a compare folder."""
+    runs = sorted(Path(folder, strategy).glob("seed-*/metrics.jsonl"))
+    if not runs:
+        raise SystemExit(f"{folder}/{strategy}: no seed-*/metrics.jsonl")
+    return {int(p.parent.name.removeprefix("seed-")): p for p in runs}
+
+
+def run_mean(path, key, first, last):
+    values = [m[key] for m in step_lines(path) if first <= m.get("step", -1) <= last and key in m]
     if not values:
         raise SystemExit(f"{path}: no step in [{first}, {last}] has {key}")
     return statistics.mean(values)
@@ -45,11 +54,8 @@ def strategies_of(folder):
 def suite_means(folder, key, first, last):
     out = {}
     for strategy in strategies_of(folder):
-        runs = sorted(Path(folder, strategy).glob("seed-*/metrics.jsonl"))
-        if not runs:
-            raise SystemExit(f"{folder}/{strategy}: no seed-*/metrics.jsonl")
-        out[strategy] = {int(p.parent.name.removeprefix("seed-")): run_mean(p, key, first, last)
-                         for p in runs}
+        out[strategy] = {seed: run_mean(p, key, first, last)
+                         for seed, p in seed_runs(folder, strategy).items()}
     base_name = next(iter(out))
     base = out[base_name]
     table = {}
@@ -59,11 +65,8 @@ def suite_means(folder, key, first, last):
                "mean": statistics.mean(v), "min": min(v), "max": max(v)}
         paired = sorted(set(seeds) & set(base))
         if strategy != base_name and len(paired) >= 2:
-            d = [seeds[s] - base[s] for s in paired]
-            half = T95[len(d) - 1] * statistics.stdev(d) / math.sqrt(len(d))
-            m = statistics.mean(d)
-            row["minus_baseline"] = {"mean": m, "low": m - half, "high": m + half,
-                                     "n": len(d), "baseline": base_name}
+            row["minus_baseline"] = dict(paired_interval([seeds[s] - base[s] for s in paired]),
+                                         baseline=base_name)
         table[strategy] = row
     return table
 
