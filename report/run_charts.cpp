@@ -105,6 +105,7 @@ chart accuracy_chart(const json& d, const x_axis& a) {
                                  ? d.at("heldout_metric").get<std::string>()
                                  : "none";
   chart c = run_chart("Held-out accuracy (" + metric + ")", a.title, "held-out accuracy");
+  c.x_cover = {0};  // every x axis starts where the run did
   c.y_cover = {0};
   chart_line l = make_line(blue, "evaluations", {}, 2.2);
   for (const auto& e : d.at("evals")) {
@@ -122,6 +123,7 @@ chart accuracy_chart(const json& d, const x_axis& a) {
 
 chart reward_chart(const json& d, const x_axis& a) {
   chart c = run_chart("Real reward (training batches)", a.title, "real reward");
+  c.x_cover = {0};
   c.y_cover = {0};
   add_with_mean(c, series(d.at("steps"), a.step_key, "real_reward"),
                 d.at("smooth").get<size_t>(), orange);

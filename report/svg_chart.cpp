@@ -55,6 +55,11 @@ constexpr double margin_left = 64, margin_top = 36, margin_bottom = 52;
 constexpr double legend_margin = 170, plain_margin = 28, legend_row = 20;
 constexpr double min_width = 240, min_height = 160;
 constexpr double ticks_wanted = 5;
+/// The x tick labels' baseline below the plot: the lowest y label is centred on the
+/// bottom edge, so that the first x label (centred on the left edge) clears it even when
+/// it is wide ("0.005" where an axis does not start at 0): 12-unit glyphs reach about 11
+/// above their baseline and the y label about 7 below the edge.
+constexpr double x_tick_drop = 20;
 constexpr const char* palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
                                    "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
 const char* color(size_t i) {
@@ -159,7 +164,7 @@ std::string svg_axes(const plot_area& a, const chart& c) {
   for (double k = 0; k <= std::round((a.x.hi - a.x.lo) / a.x.step); ++k) {
     const double v = a.x.lo + k * a.x.step;
     s += svg_line(a.px(v), a.top, a.px(v), a.bottom, grid);
-    s += svg_text(a.px(v), a.bottom + 16, tick_text(v, a.x.step), "middle");
+    s += svg_text(a.px(v), a.bottom + x_tick_drop, tick_text(v, a.x.step), "middle");
   }
   for (double k = 0; k <= std::round((a.y.hi - a.y.lo) / a.y.step); ++k) {
     const double v = a.y.lo + k * a.y.step;

@@ -7,7 +7,8 @@
 # the DOM, which --dump-dom prints; the probe first has to catch a page that is too wide
 # and a chart with overlapping labels, made so on purpose. Screenshots are left in
 # WORK_DIR (run-1366.png, run-1280.png) for a person to look at. The run is deterministic,
-# so that every try draws the same page.
+# so that every try draws the same page (its seconds aside: the wall-clock axis and the
+# seconds per step depend on the machine).
 # Skipped (status 77) without chromium (Debian package chromium; scripts/setup.sh).
 # Usage: report_browser.sh ADARL SOURCE_DIR WORK_DIR
 adarl=$1 src=$2 dir=$3
@@ -109,10 +110,32 @@ echo "$bad" | grep -q 'TABLE#wide' || fail "the probe does not name the wide tab
 [ -f run/report.html ] || fail "no run/report.html: $(tail -n 5 run.txt)"
 grep -q 'id="verdict"' run/report.html || fail "run/report.html is not the run page"
 with_probe run/report.html run-probe.html
-for size in 1366,768 1280,800; do
+# The same run drawn as if it had resumed at step 1000 on a busy machine (its first
+# evaluation 5 ms in): axes that do not start at 0 put a wide first x label ("1000")
+# beside the lowest y label, as a CI machine once drew the wall-clock axis ("0.005").
+cp -r run late && python3 - late <<'PY' || fail "could not shift the run's steps"
+import json, sys
+for name, keys in (("metrics.jsonl", ("step", "heldout_version", "policy_version")),
+                   ("eval.jsonl", ("version",))):
+    path = f"{sys.argv[1]}/{name}"
+    rows = [json.loads(l) for l in open(path)]
+    for r in rows:
+        for k in keys:
+            if k in r:
+                r[k] += 1000
+        if "elapsed" in r:
+            r["elapsed"] += 0.005
+    open(path, "w").write("".join(json.dumps(r) + "\n" for r in rows))
+PY
+"$adarl" report late > late.txt 2>&1 || fail "adarl report late: $(tail -n 5 late.txt)"
+grep -q '>1000</text>' late/report.html || fail "the shifted page has no axis starting at step 1000"
+with_probe late/report.html late-probe.html
+for size in 1366,768 1280,800 late:1366,768; do
+  page=run-probe.html
+  case "$size" in late:*) page=late-probe.html size=${size#late:} ;; esac
   w=${size%,*} h=${size#*,}
-  line=$(probe run-probe.html "$w" "$h")
-  echo "$w px: $line"
+  line=$(probe "$page" "$w" "$h")
+  echo "$page $w px: $line"
   [ -n "$line" ] || fail "no probe line from chromium at $w px"
   scroll=$(echo "$line" | sed -n 's/.* scroll \([0-9]*\) .*/\1/p')
   client=$(echo "$line" | sed -n 's/probe: client \([0-9]*\) .*/\1/p')
@@ -120,6 +143,7 @@ for size in 1366,768 1280,800; do
   [ "$scroll" -le "$client" ] || fail "horizontal scrolling at $w px: $line"
   case "$line" in *"wide 0 "*) ;; *) fail "elements past the right edge at $w px: $line" ;; esac
   case "$line" in *"overlaps 0 "*) ;; *) fail "overlapping labels at $w px: $line" ;; esac
-  headless "$w" "$h" --screenshot="$dir/run-$w.png" "file://$dir/run/report.html" >/dev/null
+  [ "$page" = run-probe.html ] &&
+    headless "$w" "$h" --screenshot="$dir/run-$w.png" "file://$dir/run/report.html" >/dev/null
 done
-echo "run page in chromium: fits at 1366 and 1280 px"
+echo "run page in chromium: fits at 1366 and 1280 px (and resumed at step 1000)"
