@@ -17,7 +17,7 @@ void add_simulate_command(CLI::App& app, int& exit_code);
 /// `adarl tasks export|check|verify`: built-in suites as JSONL, dataset checks, scoring
 /// completions (cli/tasks_command.cpp). Returns the `tasks` subcommand.
 CLI::App* add_tasks_command(CLI::App& app, int& exit_code);
-/// `adarl tasks select`: the paper's prompt selection (cli/task_select_run.cpp; links
+/// `adarl tasks select`: the paper's prompt selection (cli/tasks_select_command.cpp; links
 /// LibTorch, in adarl_torch_jobs).
 void add_tasks_select_command(CLI::App& tasks, int& exit_code);
 /// `adarl sft`: supervised warm start of the built-in policy (cli/sft_command.cpp;

@@ -11,13 +11,13 @@
 
 #include "base/atomic_file.hpp"
 #include "cli/commands.hpp"
-#include "cli/task_select_run.hpp"
+#include "experiments/select_job.hpp"
 #include "config/pipeline_reader.hpp"
 #include "experiments/cache_dir.hpp"
 #include "experiments/run_engines.hpp"
 #include "experiments/run_tasks.hpp"
 #include "experiments/shell_words.hpp"
-#include "report/compare.hpp"
+#include "experiments/compare_results.hpp"
 #include "report/report.hpp"
 #include "runtime/interrupt.hpp"
 

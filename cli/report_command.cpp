@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "report/compare.hpp"
+#include "experiments/compare_results.hpp"
 #include "report/run_page.hpp"
 #include "report/run_report.hpp"
 

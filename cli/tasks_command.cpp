@@ -1,5 +1,5 @@
 // `adarl tasks`: export a built-in suite as a JSONL dataset, check a dataset file, score
-// completions (`adarl tasks select` is in cli/task_select_run.cpp: it runs the policy).
+// completions (`adarl tasks select` is in cli/tasks_select_command.cpp: it runs the policy).
 #include <tbb/parallel_for.h>
 
 #include <CLI/CLI.hpp>

@@ -2,7 +2,7 @@
 // The paper's prompt selection (`adarl tasks select`, `compare.select`): K samples per
 // prompt from a policy, a prompt kept when its number of correct samples falls in a
 // window (default 1..5 of 16, pass rate in (0, 0.3125]). This header is the pure part:
-// the window, the histogram, the cache key and the files; cli/task_select_run.hpp draws
+// the window, the histogram, the cache key and the files; experiments/select_job.hpp draws
 // the samples through the pipeline.
 
 #include <cstdint>

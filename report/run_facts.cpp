@@ -7,7 +7,7 @@
 #include <string>
 
 #include "algorithms/convergence.hpp"
-#include "report/paired_stats.hpp"
+#include "algorithms/paired_stats.hpp"
 
 namespace adarl {
 

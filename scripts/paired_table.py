@@ -5,7 +5,7 @@
 
 For each pair, A minus B at the equal-steps cap (`heldout_at_steps` of each run), seed
 by seed, with the mean and a 95% Student-t interval over the seeds both have; the same
-statistic `adarl compare` reports against its baseline (report/paired_stats.cpp), for
+statistic `adarl compare` reports against its baseline (algorithms/paired_stats.cpp), for
 pairs where neither is the baseline. Prints a Markdown table. Standard library only.
 """
 import json

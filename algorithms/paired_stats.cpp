@@ -1,4 +1,4 @@
-#include "report/paired_stats.hpp"
+#include "algorithms/paired_stats.hpp"
 
 #include <cmath>
 

@@ -1,6 +1,6 @@
 // Paired differences over seeds (mean and 95% t-interval) and the mean under a curve,
 // against values computed by hand.
-#include "report/paired_stats.hpp"
+#include "algorithms/paired_stats.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // compare.json as text: the tables of `adarl compare` and its closing sentence.
-#include "report/compare.hpp"
+#include "experiments/compare_results.hpp"
 
 #include <cstdio>
 #include <string>

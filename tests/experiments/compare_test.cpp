@@ -1,7 +1,7 @@
 // adarl compare: reading the compare document, the numbers of compare.json from run
 // directories (targets never reached included), and a tiny comparison end to end on
 // the simulated policy.
-#include "report/compare.hpp"
+#include "experiments/compare_results.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,9 @@
 #pragma once
 // `adarl compare`: several strategies over several seeds from one pipeline config, each
 // from the same base checkpoint and the same prompts, each with the same cumulative
-// sample budget; then compare.json (every number) and the report. Torch-free: the
-// engines come from a function (experiments/run_engines.hpp for the transformer).
+// sample budget: the plan (a compare config read and expanded) and the runner. What the
+// runs measured is read by experiments/compare_results.hpp. Torch-free: the engines come
+// from a function (experiments/run_engines.hpp for the transformer).
 
 #include <atomic>
 #include <cstdint>
@@ -10,8 +11,6 @@
 #include <iosfwd>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "base/result.hpp"
 #include "pipelines/pipeline.hpp"
@@ -99,52 +98,5 @@ struct compare_outcome {
 compare_outcome run_compare(const compare_plan& plan, prompt_table_ptr prompts,
                             const engines_for_run& engines, const std::atomic<bool>* stop,
                             std::ostream& log);
-
-/// One run's entry of compare.json from its output directory (metrics.jsonl,
-/// eval.jsonl): curves (each evaluation with its step, samples, tokens and seconds),
-/// steps, samples, tokens and seconds to the targets (`<axis>_to_heldout`,
-/// `<axis>_to_reward`), held-out accuracy at equal steps (`heldout_at_steps`: the last
-/// evaluation at or before settings.equal_steps, null when the run trained fewer steps)
-/// and at equal samples (`heldout_at_samples`: the first evaluation at or after
-/// sample_budget), the mean under the held-out curve over [0, equal_steps] steps and
-/// [0, sample_budget] samples (`auc_steps`, `auc_samples`), the share of samples spent
-/// on prompts that never exited (`fallback_share`: the samples of fallback groups, from
-/// each line's exit_samples; lines without it count every fallback prompt at the step's
-/// largest pool, which without round caps they all drew), the mean share of a step's
-/// prompts without learning signal over the steps to equal_steps (every step without
-/// it; `zero_gradient_share`, from zero_gradient_fraction), final accuracy and the
-/// per-prompt final accuracy ("prompt_final"), samples by estimated pass rate. A missing
-/// or malformed file is an error naming it (and the line); a torn last line (a run still
-/// writing, or stopped while writing) is left out (read_json_lines).
-result<nlohmann::json> collect_run(const std::string& dir, const compare_settings& s);
-
-/// compare.json from the runs' directories: per run (collect_run), per strategy
-/// summaries over seeds (median, min, max; ratios against the baseline; per-seed paired
-/// differences against the baseline of heldout_at_steps, heldout_at_samples, auc_steps
-/// and auc_samples with their mean and 95% t-interval, `paired_*`), with equal_steps
-/// how soon each run reaches the baseline's held-out accuracy at the step cap of the
-/// same seed (`reach_reference` per run: the goal, the step of its first evaluation at
-/// or before the cap at or above it, that step over the cap, and its samples and seconds
-/// there over the baseline's at the cap; step null when never reached; summarised as
-/// `reach_reference_fraction`, `_samples_ratio`, `_seconds_ratio`), difficulty
-/// buckets from the base model's held-out pass rates (the version 0 evaluations: sampled
-/// pass rate when eval.samples > 0, greedy otherwise) and final accuracy per bucket.
-/// Runs whose directories cannot be read are errors.
-result<nlohmann::json> collect_compare(const compare_settings& s,
-                                       const std::vector<std::string>& strategies,
-                                       const std::vector<compare_run>& runs);
-
-/// The tables as text (one row per strategy), for the terminal and the README: the
-/// equal-steps table (when equal_steps is set) and the equal-samples table.
-std::string compare_table(const nlohmann::json& compare);
-
-/// What a comparison found, in one sentence (one line per strategy when there are
-/// several beside the baseline): the base model's held-out accuracy and the baseline's
-/// at the reading; each strategy's mean, its paired difference against the baseline
-/// with the 95% interval and where that puts it (above: the interval above 0, below,
-/// or within noise; "one seed: no interval"), its samples against the baseline's at
-/// equal steps with the shares of prompts without learning signal (zero_gradient_share),
-/// and the equal-samples reading; then the path of the report page.
-std::string compare_verdict(const nlohmann::json& compare, const std::string& report);
 
 }  // namespace adarl

@@ -1,5 +1,5 @@
 #pragma once
-// The prompt selection run through the pipeline (links LibTorch, adarl_torch_jobs):
+// The prompt selection run through the pipeline (links LibTorch: adarl_experiments_torch):
 // K samples per prompt of a pool from a policy, drawn by the run's generators and
 // scored by its verifiers (an evaluation pass of version 0 over the pool), then the
 // window of experiments/task_select.hpp; cached under CACHE/select/<key> (experiments/cache_dir.hpp).
@@ -10,10 +10,6 @@
 
 #include "experiments/task_select.hpp"
 #include "pipelines/pipeline_config.hpp"
-
-namespace CLI {
-class App;
-}
 
 namespace adarl {
 
@@ -38,8 +34,5 @@ result<std::string> policy_identity(const std::string& checkpoint);
 /// an error saying so; nothing is cached then. Blocks.
 result<selection> select_prompts(const pipeline_config& c, const select_job& job,
                                  std::ostream& log);
-
-/// Registers `adarl tasks select` on the `tasks` subcommand.
-void add_tasks_select_command(CLI::App& tasks, int& exit_code);
 
 }  // namespace adarl
