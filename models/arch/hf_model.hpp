@@ -1,6 +1,8 @@
 #pragma once
-// LibTorch internals of the Hugging Face decoder (Qwen2 / Llama family). Include only
-// from models/ sources and torch tests: <torch/torch.h> costs ~20 s per translation unit.
+// LibTorch internals of the Hugging Face decoder (Qwen2 / Llama family), assembled from
+// the shared blocks of models/arch/ (rms_norm, gated_mlp, rotary, attention and the slot
+// attention kernel). Include only from models/ sources and torch tests: <torch/torch.h>
+// costs ~20 s per translation unit.
 //
 // Parameter names are the checkpoint's own ("model.layers.0.self_attn.q_proj.weight",
 // "lm_head.weight"), so weights, snapshots and optimizer state map one to one onto a
@@ -12,22 +14,11 @@
 #include <vector>
 
 #include "formats/hf_config.hpp"
+#include "models/arch/gated_mlp.hpp"
 #include "models/arch/policy_model.hpp"
+#include "models/arch/rms_norm.hpp"
 
 namespace adarl {
-
-/// RMSNorm as the Qwen2 / Llama code computes it: x / sqrt(mean(x^2) + eps) in float32,
-/// then times `weight`.
-class hf_rms_norm_impl : public torch::nn::Module {
- public:
-  hf_rms_norm_impl(int64_t width, double eps);
-  torch::Tensor forward(const torch::Tensor& x);
-  torch::Tensor weight;
-
- private:
-  double eps_;
-};
-TORCH_MODULE_IMPL(hf_rms_norm, hf_rms_norm_impl);
 
 /// Grouped-query attention's projections (q, k, v with the config's biases; o) and,
 /// for Qwen3 (hf_config::qk_norm), the RMSNorms of each head's q and k.
@@ -42,17 +33,6 @@ class hf_attention_impl : public torch::nn::Module {
   torch::Tensor norm_k(const torch::Tensor& k) { return k_norm ? k_norm(k) : k; }
 };
 TORCH_MODULE_IMPL(hf_attention, hf_attention_impl);
-
-/// SwiGLU MLP: down(silu(gate(x)) * up(x)).
-class hf_mlp_impl : public torch::nn::Module {
- public:
-  explicit hf_mlp_impl(const hf_config& c);
-  /// `invariant`: linear layers by invariant_linear (models/arch/invariant_linear.hpp).
-  torch::Tensor forward(const torch::Tensor& x, bool invariant = false);
-  torch::Tensor project(torch::nn::Linear& lin, const torch::Tensor& x, bool invariant);
-  torch::nn::Linear gate_proj{nullptr}, up_proj{nullptr}, down_proj{nullptr};
-};
-TORCH_MODULE_IMPL(hf_mlp, hf_mlp_impl);
 
 /// One pre-RMSNorm block: x + attn(norm1(x)), then x + mlp(norm2(x)).
 class hf_layer_impl : public torch::nn::Module {
@@ -125,13 +105,5 @@ class hf_model_impl : public torch::nn::Module, public policy_model {
   torch::nn::Linear lm_head{nullptr};  ///< Only when the embeddings are untied.
 };
 TORCH_MODULE_IMPL(hf_model, hf_model_impl);
-
-/// x * cos + rotate_half(x) * sin over the last dimension (transformers'
-/// apply_rotary_pos_emb); cos and sin broadcast against x.
-torch::Tensor apply_rotary(const torch::Tensor& x, const torch::Tensor& cos,
-                           const torch::Tensor& sin);
-
-/// The inverse frequencies [head_dim / 2] of `rope` (none, linear, llama3), float32.
-torch::Tensor rope_inverse_frequencies(const hf_rope& rope, int64_t head_dim);
 
 }  // namespace adarl

@@ -48,4 +48,12 @@ torch::Tensor invariant_linear(const torch::Tensor& x, const torch::Tensor& w,
   return y;
 }
 
+torch::nn::Linear linear_layer(int64_t in, int64_t out, bool bias) {
+  return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(bias));
+}
+
+torch::Tensor linear_of(torch::nn::Linear& lin, const torch::Tensor& x, bool invariant) {
+  return invariant ? invariant_linear(x, lin->weight, lin->bias) : lin(x);
+}
+
 }  // namespace adarl

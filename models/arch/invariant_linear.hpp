@@ -1,5 +1,6 @@
 #pragma once
-// A linear layer whose result for one row does not depend on the other rows (LibTorch).
+// A linear layer whose result for one row does not depend on the other rows (LibTorch),
+// and the two linear-layer helpers every architecture uses.
 // Include only from models/ sources and torch tests.
 
 #include <torch/torch.h>
@@ -17,5 +18,11 @@ namespace adarl {
 /// O(N * in * out); about a third of OpenBLAS's speed here.
 torch::Tensor invariant_linear(const torch::Tensor& x, const torch::Tensor& w,
                                const torch::Tensor& b);
+
+/// A linear layer in -> out, with or without a bias (torch's default has one).
+torch::nn::Linear linear_layer(int64_t in, int64_t out, bool bias);
+
+/// `lin`(x), by invariant_linear when `invariant` (a deterministic decoder's layers).
+torch::Tensor linear_of(torch::nn::Linear& lin, const torch::Tensor& x, bool invariant);
 
 }  // namespace adarl

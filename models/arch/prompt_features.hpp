@@ -1,7 +1,7 @@
 #pragma once
-// The learned pass-rate estimator's features from a LibTorch policy (docs/algorithm.md "The learned estimator"):
-// the final hidden state at each prompt's last token, as the policy computes it in
-// prefill. Shared by the learners of every architecture.
+// The learned pass-rate estimator's features from a LibTorch policy (docs/algorithm.md
+// "The learned estimator"): the final hidden state at each prompt's last token, as the
+// policy computes it in prefill. Shared by the learners of every architecture.
 
 #include <torch/torch.h>
 

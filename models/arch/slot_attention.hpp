@@ -10,8 +10,9 @@ namespace adarl {
 
 /// The kernel of both architectures: slot_attention with q, k and v apart and with
 /// fewer (or as many) key/value heads than query heads (grouped-query attention): query
-/// head h reads key/value head h / (Hq / Hkv), and the cache holds only the Hkv heads. q [N, Hq, Dh] and k, v [N, Hkv, Dh] are each token's rotated query, rotated
-/// key and value; slots and positions [N] int64; k_cache and v_cache [capacity, Hkv,
+/// head h reads key/value head h / (Hq / Hkv), and the cache holds only the Hkv heads.
+/// q [N, Hq, Dh] and k, v [N, Hkv, Dh] are each token's rotated query, rotated key and
+/// value; slots and positions [N] int64; k_cache and v_cache [capacity, Hkv,
 /// max_len, Dh]. First every token's key and value are written at its (slot, position),
 /// then each query attends to keys [0, position] of its slot. Returns [N, Hq * Dh].
 /// Preconditions as slot_attention's; indices out of range fail fast. CPU float tensors

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "models/arch/attention.hpp"
 #include "models/arch/invariant_linear.hpp"
 #include "models/arch/padded_rows.hpp"
 #include "models/arch/slot_attention.hpp"
@@ -25,17 +26,12 @@ torch::Tensor block_impl::attend(const torch::Tensor& x, const torch::Tensor& q,
                                  const torch::Tensor& k, const torch::Tensor& v,
                                  const torch::Tensor& bias) {
   const auto b = x.size(0), t = x.size(1), d = x.size(2);
-  auto scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(double(head_dim_)) + bias;
-  auto attn = torch::matmul(torch::softmax(scores, -1), v);  // [B, H, T, Dh]
+  auto attn = padded_attention(q, k, v, bias);  // [B, H, T, Dh]
   return mlp_residual(x + out_(attn.transpose(1, 2).reshape({b, t, d})));
 }
 
-torch::Tensor block_impl::apply(torch::nn::Linear& lin, const torch::Tensor& x, bool invariant) {
-  return invariant ? invariant_linear(x, lin->weight, lin->bias) : lin(x);
-}
-
 torch::Tensor block_impl::mlp_residual(const torch::Tensor& h, bool invariant) {
-  return h + apply(fc2_, torch::gelu(apply(fc1_, ln2_(h), invariant)), invariant);
+  return h + linear_of(fc2_, torch::gelu(linear_of(fc1_, ln2_(h), invariant)), invariant);
 }
 
 torch::Tensor block_impl::forward(const torch::Tensor& x, const torch::Tensor& bias,
@@ -57,8 +53,9 @@ torch::Tensor block_impl::forward(const torch::Tensor& x, const torch::Tensor& b
 torch::Tensor block_impl::decode(const torch::Tensor& x, const torch::Tensor& slots,
                                  const torch::Tensor& positions, torch::Tensor& k_cache,
                                  torch::Tensor& v_cache, bool invariant) {
-  auto attn = slot_attention(apply(qkv_, ln1_(x), invariant), slots, positions, k_cache, v_cache);
-  return mlp_residual(x + apply(out_, attn, invariant), invariant);
+  auto qkv = linear_of(qkv_, ln1_(x), invariant);
+  auto attn = slot_attention(qkv, slots, positions, k_cache, v_cache);
+  return mlp_residual(x + linear_of(out_, attn, invariant), invariant);
 }
 
 transformer_impl::transformer_impl(const model_config& c) : config_(c) {

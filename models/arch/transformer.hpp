@@ -43,8 +43,6 @@ class block_impl : public torch::nn::Module {
                        const torch::Tensor& v, const torch::Tensor& bias);
   // h + mlp(ln2(h)), the second half of the block.
   torch::Tensor mlp_residual(const torch::Tensor& h, bool invariant = false);
-  // lin(x), by invariant_linear when asked.
-  static torch::Tensor apply(torch::nn::Linear& lin, const torch::Tensor& x, bool invariant);
 
   int64_t heads_, head_dim_;
   torch::nn::LayerNorm ln1_{nullptr}, ln2_{nullptr};

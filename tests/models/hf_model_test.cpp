@@ -7,6 +7,7 @@
 
 #include "base/random_keys.hpp"
 #include "formats/safetensors.hpp"
+#include "models/arch/rotary.hpp"
 #include "models/arch/slot_attention.hpp"
 #include "models/decode/sampler.hpp"
 #include "models/weights/hf_policy.hpp"
