@@ -284,6 +284,44 @@ bool send_features(self_ptr self) {
   return true;
 }
 
+/// Restores the engine and the carried steps of setup.resume_from; false (the run
+/// failed, said to the supervisor) when it cannot.
+bool resume(self_ptr self) {
+  auto& st = self->state;
+  const std::string& dir = st.setup.resume_from;
+  auto ok = st.engine->restore(dir);
+  auto carried = ok ? read_carried_steps(dir + "/carried.cbor") : result<carried_steps>(ok.err());
+  if (!carried) {
+    fatal(self, "resume from " + dir + ": " + carried.err().message);
+    st.engine.reset();
+    return false;
+  }
+  st.data = std::move(*carried);
+  st.log->info("resumed from {} at version {}", dir, st.version());
+  return true;
+}
+
+/// Whether the uninterrupted run evaluates the version a resumed run starts at: a
+/// resumed run evaluates it only then (and when the evaluation is not on record yet), so
+/// that both write the same evaluations.
+bool evaluation_due(const learner_state& st) {
+  const uint64_t v = st.version(), per = st.setup.eval_every_samples;
+  const uint64_t before = st.samples - std::min(st.samples, st.setup.last_step_samples);
+  return v == 0 || (st.setup.eval_every && v % st.setup.eval_every == 0) ||
+         (per && before / per != st.samples / per);
+}
+
+/// A checkpoint of the current version; the promise delivers the version, or why the
+/// checkpoint was not written.
+caf::typed_response_promise<uint64_t> checkpoint_promise(self_ptr self) {
+  auto rp = self->make_response_promise<uint64_t>();
+  checkpoint(self, [=](const std::string& failure) mutable {
+    if (failure.empty()) rp.deliver(self->state.version());
+    else rp.deliver(caf::make_error(caf::sec::runtime_error, failure));
+  });
+  return rp;
+}
+
 learner_actor::behavior_type learner_fun(self_ptr self, learner_setup setup) {
   report_exceptions(self, "learner");
   auto& st = self->state;
@@ -305,29 +343,12 @@ learner_actor::behavior_type learner_fun(self_ptr self, learner_setup setup) {
     return idle;
   }
   st.engine = std::move(*engine);
-  if (!st.setup.resume_from.empty()) {
-    const std::string& dir = st.setup.resume_from;
-    auto ok = st.engine->restore(dir);
-    auto carried = ok ? read_carried_steps(dir + "/carried.cbor")
-                      : result<carried_steps>(ok.err());
-    if (!carried) {
-      fatal(self, "resume from " + dir + ": " + carried.err().message);
-      st.engine.reset();
-      return idle;
-    }
-    st.data = std::move(*carried);
-    st.log->info("resumed from {} at version {}", dir, st.version());
-  }
+  if (!st.setup.resume_from.empty() && !resume(self)) return idle;
   advance_ready(st);
   publish(self);
   if (st.setup.send_features && !send_features(self)) return idle;
-  // A resumed run evaluates its version only when the uninterrupted run would have
-  // and the evaluation is not on record yet, so that both write the same evaluations.
-  const uint64_t v = st.version(), per = st.setup.eval_every_samples;
-  const uint64_t before = st.samples - std::min(st.samples, st.setup.last_step_samples);
-  const bool due = v == 0 || (st.setup.eval_every && v % st.setup.eval_every == 0) ||
-                   (per && before / per != st.samples / per);
-  if (st.setup.resume_from.empty() || (due && !st.setup.evaluated)) evaluate(self, [] {});
+  if (st.setup.resume_from.empty() || (evaluation_due(st) && !st.setup.evaluated))
+    evaluate(self, [] {});
   if (st.version() >= st.setup.steps || st.budget_spent()) finish_run(self);
   else train_ready(self);
   return {
@@ -343,24 +364,13 @@ learner_actor::behavior_type learner_fun(self_ptr self, learner_setup setup) {
         train_ready(self);
       },
       [=](stop_atom) -> caf::typed_response_promise<uint64_t> {
-        auto rp = self->make_response_promise<uint64_t>();
         self->state.finishing = true;  // no more training
-        checkpoint(self, [=](const std::string& failure) mutable {
-          if (failure.empty()) rp.deliver(self->state.version());
-          else rp.deliver(caf::make_error(caf::sec::runtime_error, failure));
-        });
-        return rp;
+        return checkpoint_promise(self);
       },
       [=](save_atom) -> caf::typed_response_promise<uint64_t> {
+        if (!self->state.finishing) return checkpoint_promise(self);
         auto rp = self->make_response_promise<uint64_t>();
-        if (self->state.finishing) {
-          rp.deliver(caf::make_error(caf::sec::runtime_error, "the run is ending"));
-          return rp;
-        }
-        checkpoint(self, [=](const std::string& failure) mutable {
-          if (failure.empty()) rp.deliver(self->state.version());
-          else rp.deliver(caf::make_error(caf::sec::runtime_error, failure));
-        });
+        rp.deliver(caf::make_error(caf::sec::runtime_error, "the run is ending"));
         return rp;
       },
       [=](status_atom) -> std::string { return waiting_for(self->state); },

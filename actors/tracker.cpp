@@ -253,6 +253,37 @@ void on_scored(self_ptr self, std::vector<completion>& batch) {
   dispatch(self);
 }
 
+/// The policy's features of every prompt, for the learned estimator (refused with an
+/// error in the log when they do not fit the prompts).
+void take_features(self_ptr self, const prompt_features_ptr& f) {
+  auto& s = self->state;
+  if (!f) return;
+  if (auto ok = s.core->set_prompt_features(*f); !ok)
+    s.log->error("prompt features refused: {}", ok.err().message);
+  else if (*ok)
+    s.log->info("prompt features: {} prompts x {}", f->size(), f->empty() ? 0 : (*f)[0].size());
+  dispatch(self);
+}
+
+/// Queues the orders of one held-out evaluation of `version` (a greedy completion and
+/// eval_samples sampled ones per held-out prompt); returns how many.
+uint32_t queue_evaluation(self_ptr self, uint32_t round, uint64_t version) {
+  auto& s = self->state;
+  const auto& t = *s.setup.prompts;
+  uint32_t n = 0;
+  for (uint32_t h = 0; h < t.held_out(); ++h) {
+    const uint64_t id = t.train + h;
+    if (s.setup.eval_greedy) {
+      s.eval_queue.push_back(eval_order(s.setup.core.seed, round, version, h, id, 0, true));
+      ++n;
+    }
+    for (uint32_t k = 1; k <= s.setup.eval_samples; ++k, ++n)
+      s.eval_queue.push_back(eval_order(s.setup.core.seed, round, version, h, id, k, false));
+  }
+  dispatch(self);
+  return n;
+}
+
 tracker_actor::behavior_type tracker_fun(self_ptr self, tracker_setup setup) {
   report_exceptions(self, "tracker");
   auto& st = self->state;
@@ -265,15 +296,7 @@ tracker_actor::behavior_type tracker_fun(self_ptr self, tracker_setup setup) {
   self->delayed_send(self, std::chrono::nanoseconds(tick), tick_atom::value);
   self->set_down_handler([=](caf::down_msg& dm) { retire_generator(self, dm.source); });
   return {
-      [=](features_atom, prompt_features_ptr f) {
-        auto& s = self->state;
-        if (!f) return;
-        if (auto ok = s.core->set_prompt_features(*f); !ok)
-          s.log->error("prompt features refused: {}", ok.err().message);
-        else if (*ok)
-          s.log->info("prompt features: {} prompts x {}", f->size(), f->empty() ? 0 : (*f)[0].size());
-        dispatch(self);
-      },
+      [=](features_atom, prompt_features_ptr f) { take_features(self, f); },
       [=](credit_atom, uint32_t n, generator_actor g) {
         add_credit(self, n, g);
         dispatch(self);
@@ -295,20 +318,7 @@ tracker_actor::behavior_type tracker_fun(self_ptr self, tracker_setup setup) {
         dispatch(self);
       },
       [=](eval_atom, uint32_t round, uint64_t version) -> uint32_t {
-        auto& s = self->state;
-        const auto& t = *s.setup.prompts;
-        uint32_t n = 0;
-        for (uint32_t h = 0; h < t.held_out(); ++h) {
-          const uint64_t id = t.train + h;
-          if (s.setup.eval_greedy) {
-            s.eval_queue.push_back(eval_order(s.setup.core.seed, round, version, h, id, 0, true));
-            ++n;
-          }
-          for (uint32_t k = 1; k <= s.setup.eval_samples; ++k, ++n)
-            s.eval_queue.push_back(eval_order(s.setup.core.seed, round, version, h, id, k, false));
-        }
-        dispatch(self);
-        return n;
+        return queue_evaluation(self, round, version);
       },
       [=](tick_atom) {
         self->state.core->expire(now_ns());

@@ -96,36 +96,33 @@ int stopped_before_runs(const compare_args& a, const std::string& what) {
   return 130;
 }
 
-int compare_command(const compare_args& a) {
-  // Before any work: a stop during the warm start or the selection counts too.
-  sigint_guard guard;
-  auto plan = load_compare_config(a.file, a.overrides);
-  if (!plan) {
-    std::cerr << plan.err().message << "\n";
-    return 2;
-  }
-  if (a.jobs) plan->settings.jobs = a.jobs;
-  const auto& s = plan->settings;
+/// The plan's first lines: strategies, seeds, budget, baseline and the shared document.
+void print_plan(const compare_plan& plan) {
+  const auto& s = plan.settings;
   std::string names;
-  for (const auto& n : plan->strategies) names += (names.empty() ? "" : ", ") + n;
+  for (const auto& n : plan.strategies) names += (names.empty() ? "" : ", ") + n;
   std::cout << "compare: " << names << "; " << s.seeds.size() << " seed(s), "
             << s.sample_budget << " samples each"
             << (s.equal_steps ? ", read at step " + std::to_string(s.equal_steps) : std::string())
             << ", baseline " << s.baseline << "\n";
   // The shared part of every run (its first line is the document's own strategy).
-  const std::string shared = describe(plan->base);
+  const std::string shared = describe(plan.base);
   std::cout << shared.substr(shared.find('\n') + 1) << "\n";
-  if (!plan->base.tasks.dataset.empty() || !plan->settings.select.enabled) {
+}
+
+/// What every run starts from: the one base checkpoint (the SFT warm start of the base
+/// document; "" for the simulated policy) and the prompts. 0, or the exit status.
+int prepare_runs(const compare_args& a, const compare_plan& plan, std::string& base,
+                 prompt_table_ptr& prompts) {
+  if (!plan.base.tasks.dataset.empty() || !plan.settings.select.enabled) {
     // Bad prompts are bad input: said before any warm start.
-    if (auto p = load_run_prompts(plan->base); !p) {
+    if (auto p = load_run_prompts(plan.base); !p) {
       std::cerr << a.file << ": " << p.err().message << "\n";
       return 2;
     }
   }
-  // One base checkpoint for every run (the SFT warm start of the base document).
-  std::string base;
-  if (plan->base.policy.kind == policy_kind::transformer) {
-    auto b = base_checkpoint(plan->base, std::cout, &sigint_guard::flag());
+  if (plan.base.policy.kind == policy_kind::transformer) {
+    auto b = base_checkpoint(plan.base, std::cout, &sigint_guard::flag());
     if (!b && sigint_guard::flag().load()) return stopped_before_runs(a, b.err().message);
     if (!b) {
       std::cerr << "compare: warm start: " << b.err().message << "\n";
@@ -133,33 +130,29 @@ int compare_command(const compare_args& a) {
     }
     base = *b;
   }
-  auto prompts = compare_prompts(*plan, base);
-  if (!prompts && sigint_guard::flag().load()) return stopped_before_runs(a, prompts.err().message);
-  if (!prompts) {
-    std::cerr << a.file << ": " << prompts.err().message << "\n";
+  auto p = compare_prompts(plan, base);
+  if (!p && sigint_guard::flag().load()) return stopped_before_runs(a, p.err().message);
+  if (!p) {
+    std::cerr << a.file << ": " << p.err().message << "\n";
     return 2;
   }
-  engines_for_run engines = [&](const pipeline_config& c) -> result<engine_factories> {
-    if (c.policy.kind == policy_kind::simulated) return sim_factories(c, *prompts);
-    return torch_factories(c, base);
-  };
-  std::filesystem::create_directories(plan->settings.out);
-  const compare_outcome outcome =
-      run_compare(*plan, *prompts, engines, &sigint_guard::flag(), std::cout);
-  if (outcome.interrupted) {
-    std::cout << "compare: stopped; finished runs are kept. Continue with: " << continue_line(a)
-              << "\n";
-    return 130;
-  }
+  prompts = *p;
+  return 0;
+}
+
+/// compare.json, report.html (and the SVG) from the finished runs, then the tables and
+/// the verdict. The exit status: 1 when a run failed or a file could not be written.
+int write_results(const compare_args& a, const compare_plan& plan,
+                  const compare_outcome& outcome) {
   std::vector<compare_run> done;
-  for (const auto& r : plan->runs)
+  for (const auto& r : plan.runs)
     if (std::filesystem::exists(r.config.out + "/done.json")) done.push_back(r);
-  auto data = collect_compare(plan->settings, plan->strategies, done);
+  auto data = collect_compare(plan.settings, plan.strategies, done);
   if (!data) {
     std::cerr << "compare: " << data.err().message << "\n";
     return 1;
   }
-  const std::string out = plan->settings.out;
+  const std::string out = plan.settings.out;
   const bool ok = write_text(out + "/compare.json", data->dump(1) + "\n") &&
                   write_text(out + "/report.html", report_html(*data)) &&
                   (a.svg.empty() || write_text(a.svg, accuracy_svg(*data, a.svg_axis)));
@@ -172,6 +165,40 @@ int compare_command(const compare_args& a) {
             << compare_verdict(*data, out + "/report.html");
   for (const auto& f : outcome.failed) std::cerr << "compare: failed run: " << f << "\n";
   return outcome.failed.empty() ? 0 : 1;
+}
+
+int compare_command(const compare_args& a) {
+  // Before any work: a stop during the warm start or the selection counts too.
+  sigint_guard guard;
+  auto plan = load_compare_config(a.file, a.overrides);
+  if (!plan) {
+    std::cerr << plan.err().message << "\n";
+    return 2;
+  }
+  if (a.jobs) plan->settings.jobs = a.jobs;
+  print_plan(*plan);
+  std::string base;
+  prompt_table_ptr prompts;
+  if (int status = prepare_runs(a, *plan, base, prompts); status != 0) return status;
+  engines_for_run engines = [&](const pipeline_config& c) -> result<engine_factories> {
+    if (c.policy.kind == policy_kind::simulated) return sim_factories(c, prompts);
+    return torch_factories(c, base);
+  };
+  std::error_code ec;
+  std::filesystem::create_directories(plan->settings.out, ec);
+  if (ec) {
+    std::cerr << "compare: " << plan->settings.out
+              << ": cannot create the output directory: " << ec.message() << "\n";
+    return 1;
+  }
+  const compare_outcome outcome =
+      run_compare(*plan, prompts, engines, &sigint_guard::flag(), std::cout);
+  if (outcome.interrupted) {
+    std::cout << "compare: stopped; finished runs are kept. Continue with: " << continue_line(a)
+              << "\n";
+    return 130;
+  }
+  return write_results(a, *plan, outcome);
 }
 
 }  // namespace

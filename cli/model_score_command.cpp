@@ -115,6 +115,48 @@ result<std::vector<score_line>> read_score_lines(std::istream& in, const std::st
   return out;
 }
 
+/// The lines of --input (a file; stdin for "" or "-"), tokenized for the model of
+/// `config`; an error names the file (and the line).
+result<std::vector<score_line>> read_input(const score_options& o, const hf_text_codec& codec,
+                                           const hf_config& config) {
+  if (o.input.empty() || o.input == "-")
+    return read_score_lines(std::cin, "stdin", codec, config.vocab_size,
+                            config.max_position_embeddings, o.chat);
+  std::ifstream file(o.input);
+  if (!file) return error{"adarl model score: " + o.input + ": cannot open the file"};
+  return read_score_lines(file, o.input, codec, config.vocab_size,
+                          config.max_position_embeddings, o.chat);
+}
+
+/// Scores the lines `batch` at a time and prints each line's token log-probs as one JSON
+/// array; adds the completion tokens and the sum of their log-probs.
+void print_scores(policy_model& model, const std::vector<score_line>& lines, size_t batch,
+                  size_t& tokens, double& total) {
+  c10::InferenceMode guard;
+  for (size_t begin = 0; begin < lines.size(); begin += batch) {
+    const size_t end = std::min(lines.size(), begin + batch);
+    std::vector<std::vector<int32_t>> prompts, completions;
+    for (size_t i = begin; i < end; ++i) {
+      prompts.push_back(lines[i].prompt);
+      completions.push_back(lines[i].completion);
+    }
+    const auto scores = score_completions(model, prompts, completions, 1.f, 0);
+    const auto logp = scores.logp.to(torch::kCPU).to(torch::kFloat).contiguous();
+    const auto rows = logp.accessor<float, 2>();
+    for (size_t i = begin; i < end; ++i) {
+      json row = json::array();
+      for (size_t k = 0; k < completions[i - begin].size(); ++k) {
+        const float v = rows[int64_t(i - begin)][int64_t(k)];
+        row.push_back(double(v));
+        total += v;
+      }
+      tokens += completions[i - begin].size();
+      std::cout << row.dump() << "\n";
+    }
+  }
+  std::cout << std::flush;
+}
+
 int score(const score_options& o) {
   const std::string who = "adarl model score: ";
   auto choice = parse_chat_template_choice(o.chat_template);
@@ -145,18 +187,7 @@ int score(const score_options& o) {
     std::cerr << who << config.err().message << "\n";
     return 2;
   }
-  std::ifstream file;
-  if (!o.input.empty() && o.input != "-") {
-    file.open(o.input);
-    if (!file) {
-      std::cerr << who << o.input << ": cannot open the file\n";
-      return 2;
-    }
-  }
-  std::istream& in = file.is_open() ? static_cast<std::istream&>(file) : std::cin;
-  const std::string name = file.is_open() ? o.input : "stdin";
-  auto lines = read_score_lines(in, name, **codec, config->vocab_size,
-                                config->max_position_embeddings, o.chat);
+  auto lines = read_input(o, **codec, *config);
   if (!lines) {
     std::cerr << lines.err().message << "\n";
     return 2;
@@ -172,31 +203,9 @@ int score(const score_options& o) {
     std::cerr << who << policy.err().message << "\n";
     return 2;
   }
-  c10::InferenceMode guard;
   size_t tokens = 0;
   double total = 0;
-  for (size_t begin = 0; begin < lines->size(); begin += o.batch) {
-    const size_t end = std::min(lines->size(), begin + o.batch);
-    std::vector<std::vector<int32_t>> prompts, completions;
-    for (size_t i = begin; i < end; ++i) {
-      prompts.push_back((*lines)[i].prompt);
-      completions.push_back((*lines)[i].completion);
-    }
-    const auto scores = score_completions(*policy->model, prompts, completions, 1.f, 0);
-    const auto logp = scores.logp.to(torch::kCPU).to(torch::kFloat).contiguous();
-    const auto rows = logp.accessor<float, 2>();
-    for (size_t i = begin; i < end; ++i) {
-      json row = json::array();
-      for (size_t k = 0; k < completions[i - begin].size(); ++k) {
-        const float v = rows[int64_t(i - begin)][int64_t(k)];
-        row.push_back(double(v));
-        total += v;
-      }
-      tokens += completions[i - begin].size();
-      std::cout << row.dump() << "\n";
-    }
-  }
-  std::cout << std::flush;
+  print_scores(*policy->model, *lines, o.batch, tokens, total);
   if (!std::cout) {
     std::cerr << who << "cannot write the output\n";
     return 1;

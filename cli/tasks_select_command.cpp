@@ -39,6 +39,28 @@ result<pipeline_config> read_config(const select_args& a) {
   return read_pipeline_config(root, a.file, std::filesystem::path(a.file).stem().string());
 }
 
+/// The transformer checkpoint to measure with: --checkpoint, else the run's base
+/// checkpoint (the SFT warm start, trained now when it is not cached). 0, or the exit
+/// status (130 when stopped).
+int transformer_policy(const select_args& a, const pipeline_config& c, std::string& policy) {
+  if (!a.checkpoint.empty()) {
+    policy = a.checkpoint;
+    return 0;
+  }
+  auto base = base_checkpoint(c, std::cout, &sigint_guard::flag());
+  if (!base && sigint_guard::flag().load()) {
+    std::cerr << "adarl tasks select: stopped: " << base.err().message
+              << "; run the same command again to go on\n";
+    return 130;
+  }
+  if (!base) {
+    std::cerr << "adarl tasks select: warm start: " << base.err().message << "\n";
+    return 1;
+  }
+  policy = *base;
+  return 0;
+}
+
 int select_command(const select_args& a) {
   sigint_guard guard;  // before any work: a stop during the warm start counts too
   if (a.out.empty()) {
@@ -72,23 +94,8 @@ int select_command(const select_args& a) {
   job.describe = {c->tasks.dataset.empty() ? c->tasks.suite : c->tasks.dataset, a.split,
                   train ? c->seed : held_out_key, uint32_t(job.pool.size()),
                   c->tasks.difficulty_mix, ""};
-  if (c->policy.kind == policy_kind::transformer) {
-    if (!a.checkpoint.empty()) {
-      job.policy = a.checkpoint;
-    } else {
-      auto base = base_checkpoint(*c, std::cout, &sigint_guard::flag());
-      if (!base && sigint_guard::flag().load()) {
-        std::cerr << "adarl tasks select: stopped: " << base.err().message
-                  << "; run the same command again to go on\n";
-        return 130;
-      }
-      if (!base) {
-        std::cerr << "adarl tasks select: warm start: " << base.err().message << "\n";
-        return 1;
-      }
-      job.policy = *base;
-    }
-  }
+  if (c->policy.kind == policy_kind::transformer)
+    if (int status = transformer_policy(a, *c, job.policy); status != 0) return status;
   auto s = select_prompts(*c, job, std::cout);
   if (!s) {
     std::cerr << "adarl tasks select: " << s.err().message << "\n";

@@ -23,10 +23,6 @@ using json = nlohmann::json;
 
 constexpr size_t rate_bins = step_summary::rate_bins;
 
-}  // namespace
-
-namespace {
-
 double number(const json& j, const char* key, double fallback = 0) {
   auto it = j.find(key);
   return it != j.end() && it->is_number() ? it->get<double>() : fallback;
@@ -85,6 +81,116 @@ std::vector<double> prompt_values(const json& eval, bool sampled) {
   return v;
 }
 
+/// What collect_run takes from a run's step lines, in one pass.
+struct step_tally {
+  json rows = json::array();  ///< The step rows of compare.json.
+  /// Per policy version: where the run stood on each axis (version v = after v steps).
+  std::map<uint64_t, axis_point> at_version{{0, {}}};
+  std::vector<axis_point> reward_at;  ///< Smoothed real_reward on every axis.
+  std::vector<uint64_t> bin_prompts = std::vector<uint64_t>(rate_bins, 0);
+  std::vector<uint64_t> bin_samples = std::vector<uint64_t>(rate_bins, 0);
+  double fallback_samples = 0;
+  /// Learning signal: the mean share of a step's prompts with all-equal rewards (zero
+  /// advantages), over the steps to the equal-steps reading (every step without one).
+  double zero_sum = 0;
+  size_t zero_steps = 0;
+};
+
+/// Samples of the line's fallback groups: exact where the line counts samples per exit;
+/// older lines give an upper bound (every fallback prompt at the step's largest pool).
+double fallback_samples_of(const json& l) {
+  if (auto x = l.find("exit_samples"); x != l.end() && x->is_object())
+    return number(*x, "fallback_missing_positives") + number(*x, "fallback_missing_negatives");
+  if (auto e = l.find("exits"); e != l.end() && e->is_object())
+    return (number(*e, "fallback_missing_positives") + number(*e, "fallback_missing_negatives")) *
+           number(l, "samples_per_prompt_max");
+  return 0;
+}
+
+/// Adds the line's samples_by_pass_rate bins, when it has them.
+void add_pass_rate_bins(const json& l, step_tally& t) {
+  auto b = l.find("samples_by_pass_rate");
+  if (b == l.end() || !b->is_object()) return;
+  const auto& p = (*b)["prompts"];
+  const auto& n = (*b)["samples"];
+  for (size_t i = 0; p.is_array() && n.is_array() && i < p.size() && i < n.size() && i < rate_bins;
+       ++i) {
+    t.bin_prompts[i] += p[i].is_number_unsigned() ? p[i].get<uint64_t>() : 0;
+    t.bin_samples[i] += n[i].is_number_unsigned() ? n[i].get<uint64_t>() : 0;
+  }
+}
+
+step_tally tally_steps(const std::vector<json>& steps, const compare_settings& s) {
+  step_tally t;
+  std::vector<double> rewards;
+  for (const auto& l : steps) {
+    const double cs = number(l, "cumulative_samples"), ct = number(l, "cumulative_tokens");
+    const double v = number(l, "policy_version"), el = number(l, "elapsed");
+    t.rows.push_back({{"step", number(l, "step")},
+                      {"cumulative_samples", cs},
+                      {"cumulative_tokens", ct},
+                      {"elapsed", el},
+                      {"real_reward", number(l, "real_reward")},
+                      {"zero_gradient_fraction", number(l, "zero_gradient_fraction")},
+                      {"samples_per_prompt_mean", number(l, "samples_per_prompt_mean")}});
+    t.at_version[uint64_t(v)] = {v, cs, ct, el};
+    if (!s.equal_steps || v <= double(s.equal_steps)) {
+      t.zero_sum += number(l, "zero_gradient_fraction");
+      ++t.zero_steps;
+    }
+    rewards.push_back(number(l, "real_reward"));
+    t.reward_at.push_back({v, cs, ct, el});
+    t.fallback_samples += fallback_samples_of(l);
+    add_pass_rate_bins(l, t);
+  }
+  const auto smoothed = moving_average(rewards, s.smooth);
+  for (size_t i = 0; i < smoothed.size(); ++i) t.reward_at[i].y = smoothed[i];
+  return t;
+}
+
+/// The held-out accuracy of each evaluation whose version the step lines reach, on
+/// every axis, and its rows of compare.json.
+std::vector<axis_point> accuracy_points(const std::vector<json>& evals, const step_tally& t,
+                                        bool greedy, json& rows) {
+  std::vector<axis_point> acc_at;
+  for (const auto& e : evals) {
+    const uint64_t v = uint64_t(number(e, "version"));
+    auto it = t.at_version.find(v);
+    if (it == t.at_version.end()) continue;  // an evaluation of a step not in the metrics
+    axis_point p = it->second;
+    p.y = number(e, greedy ? "greedy" : "sampled");
+    rows.push_back({{"version", v},
+                    {"step", p.steps},
+                    {"cumulative_samples", p.samples},
+                    {"cumulative_tokens", p.tokens},
+                    {"seconds", p.seconds},
+                    {"accuracy", p.y}});
+    acc_at.push_back(p);
+  }
+  return acc_at;
+}
+
+/// The equal-steps and equal-samples readings of the held-out curve and its means
+/// under the curve; `trained` is the run's last policy version.
+void add_readings(const std::vector<axis_point>& acc_at, double trained,
+                  const compare_settings& s, json& run) {
+  // Equal steps: the last evaluation at or before the step cap, if the run got there.
+  std::optional<double> at_steps, at_samples;
+  if (s.equal_steps && trained >= double(s.equal_steps))
+    for (const auto& p : acc_at)
+      if (p.steps <= double(s.equal_steps)) at_steps = p.y;
+  for (const auto& p : acc_at)
+    if (p.samples >= double(s.sample_budget)) {
+      at_samples = p.y;
+      break;
+    }
+  run["heldout_at_steps"] = opt(at_steps);
+  run["heldout_at_samples"] = opt(at_samples);
+  run["auc_steps"] =
+      opt(s.equal_steps ? mean_under_curve(curve_on(acc_at, 0), double(s.equal_steps))
+                        : std::nullopt);
+  run["auc_samples"] = opt(mean_under_curve(curve_on(acc_at, 1), double(s.sample_budget)));
+}
 
 }  // namespace
 
@@ -99,113 +205,40 @@ result<json> collect_run(const std::string& dir, const compare_settings& s) {
   std::stable_sort(evals->begin(), evals->end(), [](const json& a, const json& b) {
     return number(a, "version") < number(b, "version");
   });
-  json run;
-  run["dir"] = dir;
-  json step_rows = json::array();
-  // Per policy version: where the run stood on each axis (version v = after v steps).
-  std::map<uint64_t, axis_point> at_version{{0, {}}};
-  std::vector<double> rewards;
-  std::vector<axis_point> reward_at;
-  std::vector<uint64_t> bin_prompts(rate_bins, 0), bin_samples(rate_bins, 0);
-  double fallback_samples = 0;
-  // Learning signal: the mean share of a step's prompts with all-equal rewards (zero
-  // advantages), over the steps to the equal-steps reading (every step without one).
-  double zero_sum = 0;
-  size_t zero_steps = 0;
-  for (const auto& l : *steps) {
-    const double cs = number(l, "cumulative_samples"), ct = number(l, "cumulative_tokens");
-    const double v = number(l, "policy_version"), el = number(l, "elapsed");
-    step_rows.push_back({{"step", number(l, "step")},
-                         {"cumulative_samples", cs},
-                         {"cumulative_tokens", ct},
-                         {"elapsed", el},
-                         {"real_reward", number(l, "real_reward")},
-                         {"zero_gradient_fraction", number(l, "zero_gradient_fraction")},
-                         {"samples_per_prompt_mean", number(l, "samples_per_prompt_mean")}});
-    at_version[uint64_t(v)] = {v, cs, ct, el};
-    if (!s.equal_steps || v <= double(s.equal_steps)) {
-      zero_sum += number(l, "zero_gradient_fraction");
-      ++zero_steps;
-    }
-    rewards.push_back(number(l, "real_reward"));
-    reward_at.push_back({v, cs, ct, el});
-    // Exact where the line counts samples per exit; older lines: an upper bound (every
-    // fallback prompt at the step's largest pool).
-    if (auto x = l.find("exit_samples"); x != l.end() && x->is_object())
-      fallback_samples +=
-          number(*x, "fallback_missing_positives") + number(*x, "fallback_missing_negatives");
-    else if (auto e = l.find("exits"); e != l.end() && e->is_object())
-      fallback_samples += (number(*e, "fallback_missing_positives") +
-                           number(*e, "fallback_missing_negatives")) *
-                          number(l, "samples_per_prompt_max");
-    if (auto b = l.find("samples_by_pass_rate"); b != l.end() && b->is_object()) {
-      const auto& p = (*b)["prompts"];
-      const auto& n = (*b)["samples"];
-      for (size_t i = 0; p.is_array() && n.is_array() && i < p.size() && i < n.size() &&
-                         i < rate_bins;
-           ++i) {
-        bin_prompts[i] += p[i].is_number_unsigned() ? p[i].get<uint64_t>() : 0;
-        bin_samples[i] += n[i].is_number_unsigned() ? n[i].get<uint64_t>() : 0;
-      }
-    }
-  }
-  const auto smoothed = moving_average(rewards, s.smooth);
-  for (size_t i = 0; i < smoothed.size(); ++i) reward_at[i].y = smoothed[i];
-  run["steps"] = std::move(step_rows);
-  const bool greedy = s.heldout_metric == "greedy";
   if (!evals->front().contains(s.heldout_metric))
     return error{dir + "/eval.jsonl: no " + s.heldout_metric +
                  " accuracy (eval.greedy / eval.samples of the runs)"};
+  step_tally t = tally_steps(*steps, s);
+  const bool greedy = s.heldout_metric == "greedy";
+  json run;
+  run["dir"] = dir;
+  run["steps"] = std::move(t.rows);
   run["heldout_metric"] = greedy ? "greedy" : "sampled";
   json eval_rows = json::array();
-  std::vector<axis_point> acc_at;
-  for (const auto& e : *evals) {
-    const uint64_t v = uint64_t(number(e, "version"));
-    auto it = at_version.find(v);
-    if (it == at_version.end()) continue;  // an evaluation of a step not in the metrics
-    axis_point p = it->second;
-    p.y = number(e, greedy ? "greedy" : "sampled");
-    eval_rows.push_back({{"version", v},
-                         {"step", p.steps},
-                         {"cumulative_samples", p.samples},
-                         {"cumulative_tokens", p.tokens},
-                         {"seconds", p.seconds},
-                         {"accuracy", p.y}});
-    acc_at.push_back(p);
-  }
+  const std::vector<axis_point> acc_at = accuracy_points(*evals, t, greedy, eval_rows);
   run["evals"] = std::move(eval_rows);
   for (size_t a = 0; a < std::size(axes); ++a) {
     const std::string axis = axes[a];
     run[axis + "_to_heldout"] = reach_on(acc_at, a, s.target_heldout);
-    run[axis + "_to_reward"] = reach_on(reward_at, a, s.target_reward);
+    run[axis + "_to_reward"] = reach_on(t.reward_at, a, s.target_reward);
   }
-  // Equal steps: the last evaluation at or before the step cap, if the run got there.
-  const double trained = steps->empty() ? 0.0 : number(steps->back(), "policy_version");
-  std::optional<double> at_steps, at_samples;
-  if (s.equal_steps && trained >= double(s.equal_steps))
-    for (const auto& p : acc_at)
-      if (p.steps <= double(s.equal_steps)) at_steps = p.y;
-  for (const auto& p : acc_at)
-    if (p.samples >= double(s.sample_budget)) {
-      at_samples = p.y;
-      break;
-    }
-  run["heldout_at_steps"] = opt(at_steps);
-  run["heldout_at_samples"] = opt(at_samples);
-  run["auc_steps"] = opt(s.equal_steps ? mean_under_curve(curve_on(acc_at, 0), double(s.equal_steps))
-                                       : std::nullopt);
-  run["auc_samples"] = opt(mean_under_curve(curve_on(acc_at, 1), double(s.sample_budget)));
-  const double total = steps->empty() ? 0.0 : number(steps->back(), "cumulative_samples");
-  run["fallback_share"] = total > 0 ? fallback_samples / total : 0.0;
-  run["zero_gradient_share"] = zero_steps ? json(zero_sum / double(zero_steps)) : json(nullptr);
-  run["seconds"] = steps->empty() ? 0.0 : number(steps->back(), "elapsed");
+  const json* last_step = steps->empty() ? nullptr : &steps->back();
+  const auto last_number = [&](const char* key) {
+    return last_step ? number(*last_step, key) : 0.0;
+  };
+  add_readings(acc_at, last_number("policy_version"), s, run);
+  const double total = last_number("cumulative_samples");
+  run["fallback_share"] = total > 0 ? t.fallback_samples / total : 0.0;
+  run["zero_gradient_share"] =
+      t.zero_steps ? json(t.zero_sum / double(t.zero_steps)) : json(nullptr);
+  run["seconds"] = last_number("elapsed");
   const json& last = evals->back();
   run["final_version"] = number(last, "version");
   run["final_accuracy"] = number(last, greedy ? "greedy" : "sampled");
   run["prompt_final"] = prompt_values(last, !greedy);
   run["prompt_base"] = prompt_values(evals->front(), number(evals->front(), "sampled", -1) >= 0);
   run["base_version"] = number(evals->front(), "version");
-  run["pass_rate_bins"] = {{"prompts", bin_prompts}, {"samples", bin_samples}};
+  run["pass_rate_bins"] = {{"prompts", t.bin_prompts}, {"samples", t.bin_samples}};
   run["cumulative_samples"] = total;
   run["steps_trained"] = steps->size();
   return run;

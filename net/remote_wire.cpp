@@ -389,70 +389,58 @@ std::string encode_verify(uint64_t session, uint64_t batch, const std::vector<re
   return pack({{"type", "verify"}, {"session", session}, {"batch", batch}, {"items", std::move(list)}});
 }
 
-result<remote_message> decode_remote(std::string_view bytes) {
-  // Completions are the policy's text: not always valid UTF-8. MessagePack strings carry
-  // bytes; nlohmann checks UTF-8 only when dumping text, never when reading msgpack.
-  json j;
-  bounded_dom dom(j);
-  if (!json::sax_parse(bytes.begin(), bytes.end(), &dom, json::input_format_t::msgpack,
-                       /*strict=*/true)) {
-    if (dom.too_deep())
-      return error{"MessagePack nested deeper than " + std::to_string(max_frame_depth) +
-                   " levels"};
-    return error{"not MessagePack"};
+namespace {
+
+/// The fields of a "hello": the role, with its credit (verify) or capacity (generate),
+/// and the worker's name.
+std::optional<error> read_hello(const json& j, remote_message& m) {
+  if (auto it = j.find("role"); it != j.end())
+    if (auto e = field(j, m.type, "role", m.role)) return *e;
+  if (m.role != "verify" && m.role != "generate")
+    return error{"hello: unknown role \"" + m.role + "\""};
+  if (m.role == "verify") {
+    if (auto e = field(j, m.type, "credit", m.credit)) return *e;
+  } else if (auto e = field(j, m.type, "capacity", m.capacity)) {
+    return *e;
   }
-  if (!j.is_object()) return error{"not a MessagePack map"};
-  uint32_t v = 0;
-  if (auto e = field(j, "message", "v", v)) return *e;
-  if (v != remote_protocol_version)
-    return error{"protocol version " + std::to_string(v) + ", this side speaks " +
-                 std::to_string(remote_protocol_version)};
-  remote_message m;
-  if (auto e = field(j, "message", "type", m.type)) return *e;
-  // Generation messages (and verify results, below) carry a session.
-  static const char* with_session[] = {"setup",     "weights",  "weights_path", "weights_ok",
-                                       "weights_bad", "chunk_ok", "chunk_bad",    "orders",
-                                       "results",   "credit"};
-  for (const char* t : with_session)
-    if (m.type == t)
-      if (auto e = field(j, m.type, "session", m.session)) return *e;
-  auto text = [&](const char* key, std::string& out) { return field(j, m.type, key, out); };
-  if (m.type == "hello") {
-    if (auto it = j.find("role"); it != j.end())
-      if (auto e = text("role", m.role)) return *e;
-    if (m.role != "verify" && m.role != "generate")
-      return error{"hello: unknown role \"" + m.role + "\""};
-    if (m.role == "verify") {
-      if (auto e = field(j, m.type, "credit", m.credit)) return *e;
-    } else if (auto e = field(j, m.type, "capacity", m.capacity)) {
-      return *e;
-    }
-    if (auto e = text("name", m.name)) return *e;
-  } else if (m.type == "refused" || m.type == "error") {
-    if (auto e = text("reason", m.reason)) return *e;
+  if (auto e = field(j, m.type, "name", m.name)) return *e;
+  return std::nullopt;
+}
+
+/// The fields of a weights chunk ("weights") or of a weights file ("weights_path").
+std::optional<error> read_weights(const json& j, remote_message& m) {
+  if (auto e = field(j, m.type, "version", m.version)) return *e;
+  if (auto e = field(j, m.type, "bytes", m.bytes)) return *e;
+  if (auto e = field(j, m.type, "hash", m.hash)) return *e;
+  if (m.type == "weights_path") {
+    if (auto e = field(j, m.type, "path", m.path)) return *e;
+  } else {
+    if (auto e = field(j, m.type, "chunk", m.chunk)) return *e;
+    if (auto e = field(j, m.type, "chunks", m.chunks)) return *e;
+    if (auto e = field(j, m.type, "chunk_hash", m.chunk_hash)) return *e;
+    if (auto e = field(j, m.type, "offset", m.offset)) return *e;
+    if (m.offset > m.bytes) return error{"weights: offset beyond the version's bytes"};
+    if (m.chunk >= m.chunks) return error{"weights: chunk " + std::to_string(m.chunk) +
+                                          " of " + std::to_string(m.chunks)};
+  }
+  return std::nullopt;
+}
+
+/// The fields of message type m.type (the header read), or an unknown type.
+std::optional<error> read_body(const json& j, remote_message& m) {
+  if (m.type == "hello") return read_hello(j, m);
+  if (m.type == "refused" || m.type == "error") {
+    if (auto e = field(j, m.type, "reason", m.reason)) return *e;
   } else if (m.type == "setup") {
-    if (auto e = text("engine", m.engine)) return *e;
+    if (auto e = field(j, m.type, "engine", m.engine)) return *e;
     if (auto e = field(j, m.type, "heartbeat", m.interval)) return *e;
   } else if (m.type == "weights" || m.type == "weights_path") {
-    if (auto e = field(j, m.type, "version", m.version)) return *e;
-    if (auto e = field(j, m.type, "bytes", m.bytes)) return *e;
-    if (auto e = text("hash", m.hash)) return *e;
-    if (m.type == "weights_path") {
-      if (auto e = text("path", m.path)) return *e;
-    } else {
-      if (auto e = field(j, m.type, "chunk", m.chunk)) return *e;
-      if (auto e = field(j, m.type, "chunks", m.chunks)) return *e;
-      if (auto e = field(j, m.type, "chunk_hash", m.chunk_hash)) return *e;
-      if (auto e = field(j, m.type, "offset", m.offset)) return *e;
-      if (m.offset > m.bytes) return error{"weights: offset beyond the version's bytes"};
-      if (m.chunk >= m.chunks) return error{"weights: chunk " + std::to_string(m.chunk) +
-                                            " of " + std::to_string(m.chunks)};
-    }
+    return read_weights(j, m);
   } else if (m.type == "weights_ok" || m.type == "weights_bad" || m.type == "chunk_bad" ||
              m.type == "chunk_ok") {
     if (auto e = field(j, m.type, "version", m.version)) return *e;
     if (m.type == "weights_bad" || m.type == "chunk_bad")
-      if (auto e = text("reason", m.reason)) return *e;
+      if (auto e = field(j, m.type, "reason", m.reason)) return *e;
     if (m.type == "chunk_bad" || m.type == "chunk_ok")
       if (auto e = field(j, m.type, "chunk", m.chunk)) return *e;
   } else if (m.type == "orders") {
@@ -482,6 +470,39 @@ result<remote_message> decode_remote(std::string_view bytes) {
   } else if (m.type != "bye") {
     return error{"unknown message type \"" + m.type + "\""};
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+result<remote_message> decode_remote(std::string_view bytes) {
+  // Completions are the policy's text: not always valid UTF-8. MessagePack strings carry
+  // bytes; nlohmann checks UTF-8 only when dumping text, never when reading msgpack.
+  json j;
+  bounded_dom dom(j);
+  if (!json::sax_parse(bytes.begin(), bytes.end(), &dom, json::input_format_t::msgpack,
+                       /*strict=*/true)) {
+    if (dom.too_deep())
+      return error{"MessagePack nested deeper than " + std::to_string(max_frame_depth) +
+                   " levels"};
+    return error{"not MessagePack"};
+  }
+  if (!j.is_object()) return error{"not a MessagePack map"};
+  uint32_t v = 0;
+  if (auto e = field(j, "message", "v", v)) return *e;
+  if (v != remote_protocol_version)
+    return error{"protocol version " + std::to_string(v) + ", this side speaks " +
+                 std::to_string(remote_protocol_version)};
+  remote_message m;
+  if (auto e = field(j, "message", "type", m.type)) return *e;
+  // Generation messages (and verify results, below) carry a session.
+  static const char* with_session[] = {"setup",     "weights",  "weights_path", "weights_ok",
+                                       "weights_bad", "chunk_ok", "chunk_bad",    "orders",
+                                       "results",   "credit"};
+  for (const char* t : with_session)
+    if (m.type == t)
+      if (auto e = field(j, m.type, "session", m.session)) return *e;
+  if (auto e = read_body(j, m)) return *e;
   return m;
 }
 

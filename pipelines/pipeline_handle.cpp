@@ -119,9 +119,40 @@ struct pipeline_handle::impl {
   result<run_outcome> supervise();
 
  private:
+  /// How the supervision of a running pipeline stands.
+  struct supervision {
+    run_outcome out;
+    std::optional<std::string> fatal;  ///< Why the run ends early.
+    uint32_t failed_generators = 0;
+    bool running = true;
+    bool learner_alive = true;
+    std::string checkpoint_failure;  ///< Why the learner's last checkpoint was not written.
+  };
+  /// One message of the actors (or 100 ms without one) into `st`.
+  void receive_one(supervision& st);
+  /// Asks the learner for a last checkpoint (stop_atom); false when it cannot.
+  bool last_checkpoint(supervision& st, std::chrono::seconds patience);
+  /// The stall watchdog, about once a second: why the run made no progress for
+  /// stall_seconds, or nothing.
+  std::optional<std::string> stalled();
+  /// The end of a run: a last checkpoint after a failure, the metrics flushed, the
+  /// actors and the cluster stopped; the outcome or the first error.
+  result<run_outcome> wind_down(supervision& st);
   /// Where a resumed run continues: the tracker's saved state, checked against the
   /// manifest, and the weights version it carries. Nothing for a fresh run.
   result<bool> read_resume(std::optional<tracker_state>& restored, uint64_t& version) const;
+  /// The output directory (config.json written) and the metrics sink, watched, which
+  /// appends to a resumed run's files: the totals the run continues from.
+  result<metrics_totals> open_run_dir(bool resumed, uint64_t resumed_version,
+                                      const std::string& config_text, caf::actor supervisor);
+  /// The tracker, restored on a resumed run, watched.
+  void spawn_tracker_of(const prompt_table_ptr& prompts,
+                        const std::optional<tracker_state>& restored, uint64_t resumed_version);
+  /// The generators, local and (through the cluster parts) remote, each sending to the
+  /// local verifiers or the cluster's hubs in front of them, watched. On an error the
+  /// caller stops what was spawned.
+  result<bool> spawn_workers(const pipeline_components& parts, const prompt_table_ptr& prompts,
+                             caf::actor supervisor);
   /// The local verifiers (adarl's or the caller's), watched.
   result<bool> spawn_verifiers(const pipeline_components& parts, const prompt_table_ptr& prompts,
                                std::shared_ptr<const verifier_registry> registry,
@@ -261,22 +292,51 @@ result<bool> pipeline_handle::impl::start(prompt_table_ptr prompts, pipeline_com
   run_log = log_failures_end_run(o.logger ? o.logger : stream_log(o.log), supervisor);
   log = component_log(run_log, "run");
 
+  const std::string config_text = config_json(c);
+  auto totals = open_run_dir(restored.has_value(), resumed_version, config_text, supervisor);
+  if (!totals) return totals.err();
+  spawn_tracker_of(prompts, restored, resumed_version);
+  if (auto ok = spawn_verifiers(parts, prompts, registry, shared_tok); !ok) {
+    stop_actors();
+    return ok.err();
+  }
+  if (auto ok = spawn_workers(parts, prompts, supervisor); !ok) {
+    stop_actors();
+    return ok.err();
+  }
+  evaluator = spawn_evaluator(sys, {prompts, c.eval.greedy, c.eval.samples, tracker, metrics});
+  watch.watch(self, evaluator, "evaluator");
+  learner = spawn_learner(sys, learner_settings(parts, prompts, *totals, config_text, supervisor));
+  watch.watch(self, learner, "learner");
+  self->send(tracker, start_atom::value, learner, evaluator);
+  return true;
+}
+
+result<metrics_totals> pipeline_handle::impl::open_run_dir(bool resumed, uint64_t resumed_version,
+                                                          const std::string& config_text,
+                                                          caf::actor supervisor) {
+  const auto& c = config;
   metrics_totals totals;
-  if (restored) {
+  if (resumed) {
     auto t = resume_metrics(c.out, resumed_version);
     if (!t) return t.err();
     totals = *t;
   }
-  const std::string config_text = config_json(c);
   std::error_code ec;
   std::filesystem::create_directories(c.out, ec);
   if (ec) return error{c.out + ": cannot create the output directory: " + ec.message()};
   if (!c.effective.empty())
     if (auto ok = write_file_atomic(c.out + "/config.json", config_text); !ok) return ok.err();
-  metrics = spawn_metrics(sys, {c.out, c.tracker.steps, c.progress,
-                                /*append=*/restored.has_value(), totals, o.observer,
-                                run_log, supervisor});
+  metrics = spawn_metrics(sys, {c.out, c.tracker.steps, c.progress, /*append=*/resumed, totals,
+                                options.observer, run_log, supervisor});
   watch.watch(self, metrics, "metrics");
+  return totals;
+}
+
+void pipeline_handle::impl::spawn_tracker_of(const prompt_table_ptr& prompts,
+                                             const std::optional<tracker_state>& restored,
+                                             uint64_t resumed_version) {
+  const auto& c = config;
   tracker_setup ts;
   ts.core = c.tracker;
   ts.core.lag.floor_version = resumed_version;  // older weights are gone
@@ -288,137 +348,111 @@ result<bool> pipeline_handle::impl::start(prompt_table_ptr prompts, pipeline_com
   ts.alarm.share = c.metrics.alarm_share;
   tracker = spawn_tracker(sys, ts);
   watch.watch(self, tracker, "tracker");
-  if (auto ok = spawn_verifiers(parts, prompts, registry, shared_tok); !ok) {
-    stop_actors();
-    return ok.err();
-  }
+}
+
+result<bool> pipeline_handle::impl::spawn_workers(const pipeline_components& parts,
+                                                  const prompt_table_ptr& prompts,
+                                                  caf::actor supervisor) {
   // Parts outside this process (remote workers): they may put hubs in front of the
   // local verifiers and add generators.
-  cluster = o.cluster ? o.cluster() : nullptr;
+  cluster = options.cluster ? options.cluster() : nullptr;
   cluster_context cc = cluster_view(prompts, supervisor);
   std::vector<verifier_actor> scorers = verifiers;
   if (cluster) {
     auto s = cluster->scorers(cc, verifiers);
-    if (!s) {
-      stop_actors();
-      return s.err();
-    }
+    if (!s) return s.err();
     scorers = std::move(*s);
     for (const auto& v : scorers)
       if (std::find(verifiers.begin(), verifiers.end(), v) == verifiers.end())
         watch.watch(self, v, "remote verifier hub");
   }
   spawn_generators(parts, prompts, scorers, supervisor);
-  if (cluster) {
-    auto remote = cluster->generators(cc, scorers);
-    if (!remote) {
-      stop_actors();
-      return remote.err();
-    }
-    for (const auto& g : *remote) {
-      generators.push_back(g);  // the learner's weights reach the remote workers through it
-      watch.watch(self, g, "remote generator hub");
-    }
+  if (!cluster) return true;
+  auto remote = cluster->generators(cc, scorers);
+  if (!remote) return remote.err();
+  for (const auto& g : *remote) {
+    generators.push_back(g);  // the learner's weights reach the remote workers through it
+    watch.watch(self, g, "remote generator hub");
   }
-  evaluator = spawn_evaluator(sys, {prompts, c.eval.greedy, c.eval.samples, tracker, metrics});
-  watch.watch(self, evaluator, "evaluator");
-  learner = spawn_learner(sys, learner_settings(parts, prompts, totals, config_text, supervisor));
-  watch.watch(self, learner, "learner");
-  self->send(tracker, start_atom::value, learner, evaluator);
   return true;
 }
 
-result<run_outcome> pipeline_handle::impl::supervise() {
-  const auto& c = config;
-  run_outcome out;
-  std::optional<std::string> fatal;
-  uint32_t failed_generators = 0;
-  bool running = true;
-  bool learner_alive = true;
-  std::string checkpoint_failure;  // why the learner's last checkpoint was not written
-  // Asks the learner for a last checkpoint (stop_atom); false when it cannot.
-  auto last_checkpoint = [&](std::chrono::seconds patience) {
-    if (!learner_alive) return false;
-    bool ok = false;
-    self->request(learner, patience, stop_atom::value)
-        .receive([&](uint64_t v) { out.version = v; ok = true; },
-                 [&](caf::error& e) { checkpoint_failure = error_text(sys, e); });
-    return ok;
+bool pipeline_handle::impl::last_checkpoint(supervision& st, std::chrono::seconds patience) {
+  if (!st.learner_alive) return false;
+  bool ok = false;
+  self->request(learner, patience, stop_atom::value)
+      .receive([&](uint64_t v) { st.out.version = v; ok = true; },
+               [&](caf::error& e) { st.checkpoint_failure = error_text(sys, e); });
+  return ok;
+}
+
+void pipeline_handle::impl::receive_one(supervision& st) {
+  const auto end = [&st](std::string why) {
+    st.fatal = std::move(why);
+    st.running = false;
   };
-  const auto stall = std::chrono::duration<double>(c.stall_seconds);
-  while (running) {
-    self->receive(
-        [&](done_atom, uint64_t version) {
-          out.version = version;
-          running = false;
-        },
-        [&](stop_atom, const std::string& what) {
-          fatal = what;
-          running = false;
-        },
-        [&](progress_atom, uint64_t, bool training) {
-          watch.training = training;
-          watch.progressed();
-        },
-        [&](caf::down_msg& dm) {
-          auto it = watch.names.find(dm.source);
-          const std::string name = it == watch.names.end() ? "an actor" : it->second;
-          if (name == "learner") learner_alive = false;
-          if (name.rfind("generator ", 0) == 0 && !dm.reason) return;  // its engine failed: warned
-          fatal = name + " stopped: " +
-                  (dm.reason ? sys.render(dm.reason) : std::string("it quit unexpectedly"));
-          running = false;
-        },
-        [&](const std::string& warning) {
-          ++out.warnings;
-          log_warning(run_log, warning);
-          if (warning.rfind("generator ", 0) == 0 &&
-              warning.find("cannot load weights") == std::string::npos &&
-              ++failed_generators == c.actors.generators) {
-            fatal = "every generator failed; the last: " + warning;
-            running = false;
-          }
-        },
-        caf::after(std::chrono::milliseconds(100)) >> [] {});
-    if (!running) break;
-    if (stop_requested.load() || (options.stop && options.stop->load())) {
-      say("stopping: draining the learner and writing a checkpoint");
-      if (!last_checkpoint(std::chrono::seconds(3600)))
-        fatal = "stop: " + (checkpoint_failure.empty() ? "the learner did not answer"
-                                                       : checkpoint_failure);
-      out.interrupted = true;
-      break;
-    }
-    // The stall watchdog: the tracker's counters, polled about once a second.
-    const auto now = steady_clock::now();
-    if (now - watch.last_status < std::chrono::seconds(1)) continue;
-    watch.last_status = now;
-    self->request(tracker, std::chrono::seconds(10), status_atom::value)
-        .receive(
-            [&](tracker_status& s) {
-              watch.update(s);
-              if (options.observer) options.observer->on_tracker(s);
-            },
-            [&](caf::error&) {});
-    if (watch.training || now - watch.last_progress < stall) continue;
-    std::string learner_says = "the learner did not answer";
-    self->request(learner, std::chrono::seconds(10), status_atom::value)
-        .receive([&](std::string& s) { learner_says = s; }, [&](caf::error&) {});
-    char secs[32];
-    std::snprintf(secs, sizeof secs, "%.0f", c.stall_seconds);
-    fatal = std::string("no progress for ") + secs + " s (stall_seconds): " +
-            (watch.seen.waiting.empty() ? "the tracker has nothing left to generate"
-                                        : watch.seen.waiting) +
-            "; " + learner_says + "; " + std::to_string(watch.seen.in_flight) +
-            " orders in flight, " + std::to_string(watch.seen.queued) +
-            " evaluation orders queued";
-    break;
-  }
+  self->receive(
+      [&](done_atom, uint64_t version) {
+        st.out.version = version;
+        st.running = false;
+      },
+      [&](stop_atom, const std::string& what) { end(what); },
+      [&](progress_atom, uint64_t, bool training) {
+        watch.training = training;
+        watch.progressed();
+      },
+      [&](caf::down_msg& dm) {
+        auto it = watch.names.find(dm.source);
+        const std::string name = it == watch.names.end() ? "an actor" : it->second;
+        if (name == "learner") st.learner_alive = false;
+        if (name.rfind("generator ", 0) == 0 && !dm.reason) return;  // its engine failed: warned
+        end(name + " stopped: " +
+            (dm.reason ? sys.render(dm.reason) : std::string("it quit unexpectedly")));
+      },
+      [&](const std::string& warning) {
+        ++st.out.warnings;
+        log_warning(run_log, warning);
+        if (warning.rfind("generator ", 0) == 0 &&
+            warning.find("cannot load weights") == std::string::npos &&
+            ++st.failed_generators == config.actors.generators)
+          end("every generator failed; the last: " + warning);
+      },
+      caf::after(std::chrono::milliseconds(100)) >> [] {});
+}
+
+std::optional<std::string> pipeline_handle::impl::stalled() {
+  const auto now = steady_clock::now();
+  if (now - watch.last_status < std::chrono::seconds(1)) return std::nullopt;
+  watch.last_status = now;
+  self->request(tracker, std::chrono::seconds(10), status_atom::value)
+      .receive(
+          [&](tracker_status& s) {
+            watch.update(s);
+            if (options.observer) options.observer->on_tracker(s);
+          },
+          [&](caf::error&) {});
+  const auto stall = std::chrono::duration<double>(config.stall_seconds);
+  if (watch.training || now - watch.last_progress < stall) return std::nullopt;
+  std::string learner_says = "the learner did not answer";
+  self->request(learner, std::chrono::seconds(10), status_atom::value)
+      .receive([&](std::string& s) { learner_says = s; }, [&](caf::error&) {});
+  char secs[32];
+  std::snprintf(secs, sizeof secs, "%.0f", config.stall_seconds);
+  return std::string("no progress for ") + secs + " s (stall_seconds): " +
+         (watch.seen.waiting.empty() ? "the tracker has nothing left to generate"
+                                     : watch.seen.waiting) +
+         "; " + learner_says + "; " + std::to_string(watch.seen.in_flight) +
+         " orders in flight, " + std::to_string(watch.seen.queued) + " evaluation orders queued";
+}
+
+result<run_outcome> pipeline_handle::impl::wind_down(supervision& st) {
+  const auto& c = config;
+  auto& fatal = st.fatal;
   // Keep what was learned: a checkpoint of the last completed step, when possible;
   // else say which complete checkpoint is left.
   bool say_kept = bool(fatal);
-  if (fatal && !out.interrupted && last_checkpoint(std::chrono::seconds(120))) {
-    *fatal += " (checkpoint " + c.out + "/checkpoints/" + checkpoint_name(out.version) +
+  if (fatal && !st.out.interrupted && last_checkpoint(st, std::chrono::seconds(120))) {
+    *fatal += " (checkpoint " + c.out + "/checkpoints/" + checkpoint_name(st.out.version) +
               " written)";
     say_kept = false;
   }
@@ -429,14 +463,36 @@ result<run_outcome> pipeline_handle::impl::supervise() {
                  fatal = error_text(sys, e);
                  say_kept = true;
                });
-  if (say_kept) *fatal += " (" + kept_checkpoint(c.out, checkpoint_failure, *fatal) + ")";
+  if (say_kept) *fatal += " (" + kept_checkpoint(c.out, st.checkpoint_failure, *fatal) + ")";
   if (cluster)
     for (const auto& line : cluster->close()) say(line);
   cluster.reset();
   stop_actors();
   if (fatal) return error{*fatal};
-  out.checkpoint = c.out + "/checkpoints/" + checkpoint_name(out.version);
-  return out;
+  st.out.checkpoint = c.out + "/checkpoints/" + checkpoint_name(st.out.version);
+  return st.out;
+}
+
+result<run_outcome> pipeline_handle::impl::supervise() {
+  supervision st;
+  while (st.running) {
+    receive_one(st);
+    if (!st.running) break;
+    if (stop_requested.load() || (options.stop && options.stop->load())) {
+      say("stopping: draining the learner and writing a checkpoint");
+      if (!last_checkpoint(st, std::chrono::seconds(3600)))
+        st.fatal = "stop: " + (st.checkpoint_failure.empty() ? "the learner did not answer"
+                                                             : st.checkpoint_failure);
+      st.out.interrupted = true;
+      break;
+    }
+    // The stall watchdog: the tracker's counters, polled about once a second.
+    if (auto why = stalled()) {
+      st.fatal = std::move(why);
+      break;
+    }
+  }
+  return wind_down(st);
 }
 
 pipeline_handle::pipeline_handle(std::unique_ptr<impl> state) : impl_(std::move(state)) {}
