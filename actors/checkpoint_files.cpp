@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/atomic_file.hpp"
+#include "base/content_hash.hpp"
 
 namespace adarl {
 
@@ -24,6 +25,8 @@ std::string checkpoint_name(uint64_t version) {
 namespace {
 
 constexpr const char* manifest_file = "checkpoint.json";
+constexpr const char* manifest_format = "adarl-checkpoint-manifest-2";  // sizes and hashes
+constexpr const char* manifest_format_sizes = "adarl-checkpoint-manifest-1";  // sizes alone
 constexpr const char* carried_format = "adarl-carried-1";
 
 result<std::string> read_all(const std::string& path) {
@@ -177,10 +180,13 @@ result<bool> write_manifest(const std::string& dir, uint64_t version, int64_t th
     if (!it->is_regular_file(ec)) continue;
     const auto rel = fs::relative(it->path(), dir, ec).generic_string();
     if (rel == manifest_file) continue;
-    files[rel] = uint64_t(it->file_size(ec));
+    const auto size = uint64_t(it->file_size(ec));
+    auto hash = file_content_hash(it->path().string());
+    if (!hash) return hash.err();
+    files[rel] = {{"bytes", size}, {"xxh3", *hash}};
   }
   if (ec) return error{dir + ": cannot list the checkpoint: " + ec.message()};
-  const json j{{"format", "adarl-checkpoint-manifest-1"},
+  const json j{{"format", manifest_format},
                {"version", version},
                {"through", through},
                {"files", std::move(files)}};
@@ -195,22 +201,35 @@ result<checkpoint_manifest> read_manifest(const std::string& dir) {
   checkpoint_manifest m;
   try {
     const auto j = json::parse(*text);
-    if (j.value("format", "") != "adarl-checkpoint-manifest-1")
+    const auto format = j.value("format", "");
+    if (format != manifest_format && format != manifest_format_sizes)
       return error{path + ": not an adarl checkpoint manifest"};
     m.version = j.at("version");
     m.through = j.at("through");
-    for (const auto& [name, size] : j.at("files").items())
-      m.files.emplace_back(name, size.get<uint64_t>());
+    // Manifests before the content hashes list each file's size alone.
+    for (const auto& [name, f] : j.at("files").items())
+      if (f.is_object())
+        m.files.push_back({name, f.at("bytes").get<uint64_t>(), f.at("xxh3").get<std::string>()});
+      else
+        m.files.push_back({name, f.get<uint64_t>(), ""});
   } catch (const json::exception& e) {
     return error{path + ": corrupt manifest (" + e.what() + ")"};
   }
-  for (const auto& [name, size] : m.files) {
+  for (const auto& f : m.files) {
     std::error_code ec;
-    const auto actual = fs::file_size(dir + "/" + name, ec);
-    if (ec) return error{dir + ": incomplete checkpoint (" + name + " is missing)"};
-    if (actual != size)
-      return error{dir + ": damaged checkpoint (" + name + " has " + std::to_string(actual) +
-                   " bytes, the manifest says " + std::to_string(size) + ")"};
+    const std::string file = dir + "/" + f.name;
+    const auto actual = fs::file_size(file, ec);
+    if (ec) return error{dir + ": incomplete checkpoint (" + f.name + " is missing)"};
+    if (actual != f.bytes)
+      return error{dir + ": damaged checkpoint (" + f.name + " has " + std::to_string(actual) +
+                   " bytes, the manifest says " + std::to_string(f.bytes) + ")"};
+    if (f.hash.empty()) continue;
+    auto hash = file_content_hash(file);
+    if (!hash) return error{dir + ": damaged checkpoint (" + hash.err().message + ")"};
+    if (*hash != f.hash)
+      return error{dir + ": damaged checkpoint (" + f.name +
+                   "'s content differs from the one written: its hash is " + *hash +
+                   ", the manifest says " + f.hash + ")"};
   }
   return m;
 }

@@ -6,9 +6,10 @@
 // (actors/tracker.hpp), carried.cbor (the steps whose generation was complete but that
 // were not trained yet: their groups and reports, so that a resumed run trains exactly
 // what the uninterrupted one would have), config.json (the run's effective config), and
-// last checkpoint.json, the manifest: the version, the last carried step and the size of
-// every other file. It is assembled in step-V.partial and renamed into place once all
-// of it is on the disk, so a checkpoint without a valid manifest is incomplete.
+// last checkpoint.json, the manifest: the version, the last carried step and the size and
+// content hash (XXH3-128) of every other file. It is assembled in step-V.partial and
+// renamed into place once all of it is on the disk, so a checkpoint without a valid
+// manifest is incomplete, and one whose files differ from their hashes is damaged.
 
 #include <cstdint>
 #include <map>
@@ -20,20 +21,27 @@
 
 namespace adarl {
 
+/// One file a manifest lists.
+struct manifest_file_entry {
+  std::string name;  ///< Relative to the checkpoint directory.
+  uint64_t bytes = 0;
+  std::string hash;  ///< base/content_hash.hpp; empty in manifests written before 0.3.
+};
+
 /// checkpoint.json.
 struct checkpoint_manifest {
   uint64_t version = 0;   ///< Learner version (optimizer steps taken).
   int64_t through = -1;   ///< Last step whose generation the checkpoint holds.
-  /// Every other file of the checkpoint with its size in bytes.
-  std::vector<std::pair<std::string, uint64_t>> files;
+  std::vector<manifest_file_entry> files;  ///< Every other file of the checkpoint.
 };
 
 /// Writes DIR/checkpoint.json listing every regular file of DIR (recursively) with its
-/// size; atomic (base/atomic_file.hpp). O(files).
+/// size and content hash; atomic (base/atomic_file.hpp). O(bytes of the files).
 result<bool> write_manifest(const std::string& dir, uint64_t version, int64_t through);
 
-/// Reads DIR/checkpoint.json and checks that every file it lists exists with its size:
-/// an error (naming the file) means the checkpoint is incomplete or damaged.
+/// Reads DIR/checkpoint.json and checks that every file it lists exists with its size
+/// and content hash: an error (naming the file) means the checkpoint is incomplete or
+/// damaged. O(bytes of the files).
 result<checkpoint_manifest> read_manifest(const std::string& dir);
 
 /// Steps generated but not trained when a checkpoint was written.

@@ -31,6 +31,8 @@ struct learner_state {
   clock_type::time_point last_step = clock_type::now();
   bool finishing = false;
   uint64_t samples = 0;  ///< Cumulative samples of the trained steps.
+  /// Steps in a row whose update was skipped as non-finite (train_stats::nonfinite).
+  uint32_t nonfinite_in_a_row = 0;
   logger_ptr log;
   bool budget_spent() const {
     return setup.sample_budget && samples >= setup.sample_budget && version() >= setup.min_steps;
@@ -80,7 +82,7 @@ void checkpoint(self_ptr self, checkpoint_done then) {
   const std::string dir = final_dir + ".partial";
   auto failed = [=](const std::string& why) {
     std::error_code ec;
-    fs::remove_all(dir + ".tmp", ec);
+    fs::remove_all(staging_path(dir), ec);
     fs::remove_all(dir, ec);
     then("checkpoint " + final_dir + ": " + why);
   };
@@ -186,6 +188,25 @@ std::vector<train_sample> batch_of(const learner_state& st, std::vector<train_gr
   return batch;
 }
 
+/// Steps in a row whose update may be skipped as non-finite before the run stops.
+constexpr uint32_t max_nonfinite_in_a_row = 3;
+
+/// A step whose loss or gradient was not finite (its update was not applied): warns, and
+/// stops the run when it is the max_nonfinite_in_a_row-th in a row. False when it stops.
+bool nonfinite_step(self_ptr self, uint64_t step, const train_stats& stats) {
+  auto& st = self->state;
+  ++st.nonfinite_in_a_row;
+  const double value = stats.nonfinite == "loss" ? stats.loss : stats.grad_norm;
+  st.log->warn("step {}: the {} is {}; the update was not applied ({} in a row)", step,
+               stats.nonfinite, value, st.nonfinite_in_a_row);
+  if (st.nonfinite_in_a_row < max_nonfinite_in_a_row) return true;
+  fatal(self, "step " + std::to_string(step) + ": the " + stats.nonfinite + " was not finite (" +
+                  std::to_string(value) + ") in " + std::to_string(st.nonfinite_in_a_row) +
+                  " steps in a row: training diverged (no such update was applied; the "
+                  "checkpoints hold finite weights)");
+  return false;
+}
+
 /// Trains every step whose data is complete, in order.
 void train_ready(self_ptr self) {
   auto& st = self->state;
@@ -227,12 +248,15 @@ void train_ready(self_ptr self) {
     rec.trained_tokens = stats->tokens;
     rec.reduced_bytes = stats->reduced_bytes;
     rec.reduce_seconds = stats->reduce_seconds;
+    rec.nonfinite = stats->nonfinite;
     rec.wall_seconds = seconds_since(st.last_step);
     rec.elapsed_seconds = seconds_since(st.start);
     st.last_step = clock_type::now();
     st.log->debug("step {} trained: {} samples, loss {:.4f}, {:.3f} s", step, rec.trained_samples,
                   rec.loss, rec.train_seconds);
     self->send(st.setup.metrics, record_atom::value, std::move(rec));
+    if (!stats->nonfinite.empty() && !nonfinite_step(self, step, *stats)) return;
+    if (stats->nonfinite.empty()) st.nonfinite_in_a_row = 0;
     const uint64_t v = st.version();
     if (v >= st.setup.steps || st.budget_spent()) return finish_run(self);
     const uint64_t per = st.setup.eval_every_samples;

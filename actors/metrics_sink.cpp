@@ -104,6 +104,7 @@ nlohmann::json step_json(const step_record& r, const metrics_totals& t,
     j["time_reduce"] = r.reduce_seconds;
   }
   j["elapsed"] = r.elapsed_seconds;
+  if (!r.nonfinite.empty()) j["nonfinite"] = r.nonfinite;  // the update was not applied
   nlohmann::json reasons = nlohmann::json::object();
   for (size_t k = 0; k < s.zero_reasons.size() && k < s.zero_counts.size(); ++k)
     reasons[s.zero_reasons[k]] = s.zero_counts[k];

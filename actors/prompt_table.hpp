@@ -2,6 +2,7 @@
 // The prompts of a run, tokenized once and shared read-only by every actor.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -37,16 +38,26 @@ using prompt_table_ptr = std::shared_ptr<const prompt_table>;
 result<std::vector<int32_t>> prompt_tokens(const text_codec& codec, const task_item& item,
                                            prompt_format format = prompt_format::plain);
 
-/// Tokenizes train then held-out items. Errors name the item; O(total text).
+/// Where an item came from, as a message prefix ("data.jsonl:17: "), or "".
+using item_place = std::function<std::string(const task_item&)>;
+
+/// The most prompts a failed build_prompt_table names (then "and N more").
+inline constexpr size_t max_prompt_errors = 20;
+
+/// Tokenizes train then held-out items. An error lists every item the codec cannot
+/// encode (up to max_prompt_errors, one per line), each named by `place` (when given)
+/// and its id; O(total text).
 result<prompt_table> build_prompt_table(const std::vector<task_item>& train,
                                         const std::vector<task_item>& held_out,
                                         const text_codec& codec,
-                                        prompt_format format = prompt_format::plain);
+                                        prompt_format format = prompt_format::plain,
+                                        const item_place& place = nullptr);
 
 /// The same, keeping `codec` in the table for the verifiers.
 result<prompt_table> build_prompt_table(const std::vector<task_item>& train,
                                         const std::vector<task_item>& held_out,
                                         std::shared_ptr<const text_codec> codec,
-                                        prompt_format format = prompt_format::plain);
+                                        prompt_format format = prompt_format::plain,
+                                        const item_place& place = nullptr);
 
 }  // namespace adarl

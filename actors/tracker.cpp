@@ -128,6 +128,8 @@ void warn_of_broken_setup(tracker_state_t& st, const step_report& r) {
                  100.0 * st.setup.alarm.share);
 }
 
+void deliver(self_ptr self);
+
 /// Hands out work to generators with credit until either runs out.
 void dispatch(self_ptr self) {
   auto& st = self->state;
@@ -145,6 +147,9 @@ void dispatch(self_ptr self) {
     st.items.clear();
     if (from_eval < g.credit)
       st.core->next_work(g.credit - uint32_t(from_eval), st.learner_version, now, st.items);
+    // A step whose prompts were all skipped finished as it opened: report it now.
+    st.core->take_started(st.out);
+    if (!st.out.finished.empty() || !st.out.steps_done.empty()) deliver(self);
     if (from_eval + st.items.size() == 0) return;  // no work now: credit stays for later
     std::vector<work_order> batch;
     batch.reserve(from_eval + st.items.size());

@@ -70,8 +70,9 @@ bool tracker_core::open_next(uint64_t learner_version, uint64_t now_ns) {
   for (const auto& p : prompts) note_drawn(s, p);
   scratch_.clear();
   s.strategy->start(prompts, scratch_);
-  tracker_output ignored;  // A strategy finishes nothing at start.
-  apply(s, scratch_, /*from_start=*/true, now_ns, ignored);
+  // A strategy that skips prompts (the informed Seq) finishes groups at start, and may
+  // finish the whole step there when it skips every prompt: kept for take_started().
+  apply(s, scratch_, /*from_start=*/true, now_ns, started_);
   return true;
 }
 
@@ -180,8 +181,17 @@ void tracker_core::next_work(uint32_t max, uint64_t learner_version, uint64_t no
   }
 }
 
+void tracker_core::take_started(tracker_output& out) {
+  out.finished.insert(out.finished.end(), std::make_move_iterator(started_.finished.begin()),
+                      std::make_move_iterator(started_.finished.end()));
+  out.steps_done.insert(out.steps_done.end(), started_.steps_done.begin(),
+                        started_.steps_done.end());
+  started_.clear();
+}
+
 result_fate tracker_core::on_result(const work_result& r, uint64_t now_ns,
                                     tracker_output& out) {
+  take_started(out);
   open_step* s = find(r.step);
   if (!s) return result_fate::stale;
   ++s->counters.results;

@@ -127,7 +127,14 @@ class tracker_core {
   void next_work(uint32_t max, uint64_t learner_version, uint64_t now_ns,
                  std::vector<work_item>& out);
 
-  /// Records one verified result; finished groups and completed steps go to `out`.
+  /// Moves to `out` what steps finished when they opened (in next_work): the groups a
+  /// strategy skipped at start and, when it skipped every prompt, the step itself. A
+  /// caller that hands out work calls this after next_work, or the step's report never
+  /// leaves. O(size moved).
+  void take_started(tracker_output& out);
+
+  /// Records one verified result; finished groups and completed steps go to `out`
+  /// (after anything take_started() would move).
   result_fate on_result(const work_result& r, uint64_t now_ns, tracker_output& out);
 
   /// Requeues requests whose lease ended before `now_ns`; returns how many.
@@ -250,6 +257,7 @@ class tracker_core {
   uint64_t next_step_ = 0;
   int64_t generated_through_ = -1;
   decisions scratch_;
+  tracker_output started_;  ///< Finished when opened, not yet taken (take_started).
 };
 
 }  // namespace adarl

@@ -80,9 +80,13 @@ result<bool> sync_tree(const std::string& dir) {
   return true;
 }
 
+std::string staging_path(const std::string& target) {
+  return target + ".tmp." + std::to_string(::getpid());
+}
+
 result<bool> replace_directory(const std::string& staged, const std::string& target) {
   std::error_code ec;
-  const std::string old = target + ".old";
+  const std::string old = target + ".old." + std::to_string(::getpid());
   const bool had = fs::exists(target, ec);
   if (had) {
     fs::remove_all(old, ec);

@@ -21,8 +21,12 @@ result<bool> write_file_atomic(const std::string& path, std::string_view bytes);
 /// O(files + bytes not yet written back).
 result<bool> sync_tree(const std::string& dir);
 
+/// A scratch name beside `target` that belongs to this process alone (TARGET.tmp.PID):
+/// two processes writing the same target never share their staging. O(1).
+std::string staging_path(const std::string& target);
+
 /// Puts the directory `staged` in place of `target`: when `target` exists it is first
-/// renamed aside (TARGET.old), then `staged` is renamed to `target`, then the old copy
+/// renamed aside (TARGET.old.PID), then `staged` is renamed to `target`, then the old copy
 /// is removed. At every moment one complete copy exists under one of the two names.
 /// The parent directory is synced. Both must be on one file system.
 result<bool> replace_directory(const std::string& staged, const std::string& target);

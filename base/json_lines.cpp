@@ -7,7 +7,9 @@
 
 namespace adarl {
 
-result<std::vector<nlohmann::json>> read_json_lines(const std::string& file, bool missing_ok) {
+result<std::vector<nlohmann::json>> read_json_lines(const std::string& file, bool missing_ok,
+                                                    std::string* torn) {
+  if (torn) torn->clear();
   std::ifstream f(file);
   if (!f) {
     if (missing_ok && !std::filesystem::exists(file)) return std::vector<nlohmann::json>{};
@@ -29,6 +31,9 @@ result<std::vector<nlohmann::json>> read_json_lines(const std::string& file, boo
       bad_line = n;
     }
   }
+  if (torn && !bad.empty())
+    *torn = file + ":" + std::to_string(bad_line) +
+            ": the last line is torn (the run stopped while writing it?); it was left out";
   return out;
 }
 

@@ -54,8 +54,39 @@ error line_problems::joined() const {
   return error{message};
 }
 
+namespace {
+
+/// nlohmann's DOM builder, noting the source text of top-level non-integer numbers.
+class number_text_sax : public nlohmann::detail::json_sax_dom_parser<nlohmann::json> {
+  using base = nlohmann::detail::json_sax_dom_parser<nlohmann::json>;
+  using json = nlohmann::json;
+
+ public:
+  number_text_sax(json& root, std::map<std::string, std::string>& out) : base(root), out_(out) {}
+  bool start_object(std::size_t n) { return ++depth_, base::start_object(n); }
+  bool end_object() { return --depth_, base::end_object(); }
+  bool start_array(std::size_t n) { return ++depth_, base::start_array(n); }
+  bool end_array() { return --depth_, base::end_array(); }
+  bool key(json::string_t& k) {
+    if (depth_ == 1) key_ = k;
+    return base::key(k);
+  }
+  bool number_float(json::number_float_t v, const json::string_t& text) {
+    if (depth_ == 1) out_[key_] = text;
+    return base::number_float(v, text);
+  }
+
+ private:
+  std::map<std::string, std::string>& out_;
+  int depth_ = 0;
+  std::string key_;
+};
+
+}  // namespace
+
 std::optional<nlohmann::json> json_object_line(const std::string& text, uint32_t line,
-                                               line_problems& p) {
+                                               line_problems& p,
+                                               std::map<std::string, std::string>* number_text) {
   using nlohmann::json;
   if (json_depth(text) > max_json_depth) {
     p.add(line, "not valid JSON (nested deeper than " + std::to_string(max_json_depth) +
@@ -64,7 +95,13 @@ std::optional<nlohmann::json> json_object_line(const std::string& text, uint32_t
   }
   json j;
   try {
-    j = json::parse(text);
+    if (number_text) {
+      number_text->clear();
+      number_text_sax sax(j, *number_text);
+      json::sax_parse(text, &sax);
+    } else {
+      j = json::parse(text);
+    }
   } catch (const json::exception& e) {  // a syntax error, bad UTF-8, a huge number
     p.add(line, "not valid JSON (" + json_parse_message(e) + ")");
     return std::nullopt;

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,8 +49,12 @@ struct line_problems {
 
 /// The line as a JSON object (depth checked first, max_json_depth), or nullopt with the
 /// problem reported: "not valid JSON (why)" or "expected a JSON object, got TYPE".
-std::optional<nlohmann::json> json_object_line(const std::string& text, uint32_t line,
-                                               line_problems& p);
+/// With `number_text`, the source text of every top-level member whose value is a
+/// non-integer number (or an integer too large for 64 bits) is stored there by key, as
+/// written: a double holds neither 18446744073709551616 nor 1.0000000000000000001.
+std::optional<nlohmann::json> json_object_line(
+    const std::string& text, uint32_t line, line_problems& p,
+    std::map<std::string, std::string>* number_text = nullptr);
 
 /// The optional "tests" field of a task item into `out`: a string as it is, an object
 /// or array as its JSON text. False with the problem reported for any other type.

@@ -106,8 +106,12 @@ void print_plan(const compare_plan& plan) {
             << (s.equal_steps ? ", read at step " + std::to_string(s.equal_steps) : std::string())
             << ", baseline " << s.baseline << "\n";
   // The shared part of every run (its first line is the document's own strategy).
-  const std::string shared = describe(plan.base);
-  std::cout << shared.substr(shared.find('\n') + 1) << "\n";
+  std::string shared = describe(plan.base);
+  // The document's own `out` is not where the runs go: each has a folder under the
+  // comparison's.
+  if (const auto out = shared.rfind("\n  out: "); out != std::string::npos) shared.erase(out);
+  std::cout << shared.substr(shared.find('\n') + 1) << "\n  out: " << s.out
+            << "/<strategy>/seed-<N> (compare.out)\n";
 }
 
 /// What every run starts from: the one base checkpoint (the SFT warm start of the base
@@ -164,6 +168,12 @@ int write_results(const compare_args& a, const compare_plan& plan,
             << "/report.html" << (a.svg.empty() ? "" : " and " + a.svg) << "\n\n"
             << compare_verdict(*data, out + "/report.html");
   for (const auto& f : outcome.failed) std::cerr << "compare: failed run: " << f << "\n";
+  if (plan.strategies.size() > 1 && paired_seeds(*data) == 0) {
+    std::cerr << "compare: no paired seed: no strategy has a seed whose run and the "
+                 "baseline's both reached the readings (compare.equal_steps, "
+                 "compare.sample_budget), so the tables answer nothing\n";
+    return 1;
+  }
   return outcome.failed.empty() ? 0 : 1;
 }
 

@@ -12,6 +12,7 @@
 
 #include "cli/commands.hpp"
 #include "formats/hf_config.hpp"
+#include "formats/hf_weights_check.hpp"
 #include "formats/safetensors_checkpoint.hpp"
 #include "tokenizers/bpe/hf_text.hpp"
 
@@ -33,37 +34,6 @@ std::string grouped(int64_t n) {
     out += digits[i];
   }
   return out;
-}
-
-// The weights against the architecture: "" when they fit, else the first problem.
-std::string check_weights(const safetensors_checkpoint& ckpt, const hf_config& c,
-                          std::map<std::string, int64_t>& dtypes, int64_t& numel) {
-  std::string problem;
-  std::map<std::string, std::vector<int64_t>> want;
-  for (auto& t : expected_hf_tensors(c)) want[t.name] = t.shape;
-  for (const auto& name : ckpt.names()) {
-    auto view = ckpt.tensor(name);
-    if (!view) return view.err().message;
-    dtypes[std::string(dtype_name(view->dtype))] += 1;
-    numel += view->numel();
-    const bool skipped = name.find("rotary_emb.inv_freq") != std::string::npos ||
-                         (c.tie_word_embeddings && name == "lm_head.weight");
-    if (skipped) continue;
-    auto it = want.find(name);
-    if (it == want.end()) {
-      if (problem.empty()) problem = "tensor " + name + " is not part of the architecture";
-      continue;
-    }
-    if (view->shape != it->second && problem.empty())
-      problem = "tensor " + name + " has shape " + shape_string(view->shape) + ", expected " +
-                shape_string(it->second);
-    if (!converts_to_float32(view->dtype) && problem.empty())
-      problem = "tensor " + name + " has dtype " + std::string(dtype_name(view->dtype)) +
-                " (F32, BF16 and F16 are read)";
-    want.erase(it);
-  }
-  if (problem.empty() && !want.empty()) problem = "tensor " + want.begin()->first + " is missing";
-  return problem;
 }
 
 int inspect(const model_options& o) {
@@ -93,13 +63,12 @@ int inspect(const model_options& o) {
     if (why.empty()) why = ckpt.err().message;
     std::cout << "weights: " << ckpt.err().message << "\n";
   } else {
-    std::map<std::string, int64_t> dtypes;
-    int64_t numel = 0;
+    hf_weights_tally tally;
     std::string problem;
-    if (config) problem = check_weights(*ckpt, *config, dtypes, numel);
+    if (config) problem = hf_weights_problem(*ckpt, *config, &tally);
     std::cout << "weights: " << ckpt->size() << " tensors in " << ckpt->shard_count()
-              << " file(s), " << grouped(numel) << " values; dtypes";
-    for (const auto& [name, count] : dtypes) std::cout << " " << name << " x" << count;
+              << " file(s), " << grouped(tally.numel) << " values; dtypes";
+    for (const auto& [name, count] : tally.dtypes) std::cout << " " << name << " x" << count;
     std::cout << "\n";
     if (why.empty() && !problem.empty()) why = problem;
   }

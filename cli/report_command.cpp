@@ -47,6 +47,8 @@ int report_command(const report_args& a) {
     std::cerr << "report: " << data.err().message << "\n";
     return 2;
   }
+  if (const auto w = data->find("warnings"); w != data->end() && w->is_array())
+    for (const auto& line : *w) std::cerr << "report: warning: " << line.get<std::string>() << "\n";
   auto out = write_report_page(a.dir, *data);
   if (!out) {
     std::cerr << "report: " << out.err().message << "\n";

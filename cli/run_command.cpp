@@ -355,6 +355,15 @@ int run_command(const run_args& a) {
   join.stop = &sigint_guard::flag();
   auto waited = std::make_shared<std::string>();
   join.on_wait = say_rank_wait(a, waited);
+  // A resumed run of the built-in policy takes its weights from the checkpoint: the SFT
+  // warm start (possibly gone from the cache) is not needed to start from it.
+  if (!o.resume_from.empty() && c.policy.kind == policy_kind::transformer &&
+      c.policy.base_checkpoint.empty() &&
+      std::filesystem::exists(o.resume_from + "/meta.json")) {
+    c.policy.base_checkpoint = o.resume_from;
+    std::cout << "run: the policy starts from the checkpoint's weights (no SFT warm start "
+                 "needed)\n";
+  }
   auto engines = run_engines(c, prompts, std::cout, join);
   if (!engines && sigint_guard::flag().load())
     return stopped_before_training(a, c, engines.err().message, watchers->log);

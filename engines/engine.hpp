@@ -110,6 +110,10 @@ struct train_stats {
   /// rank in the step, and the seconds its collectives took (0 with one learner).
   uint64_t reduced_bytes = 0;
   double reduce_seconds = 0;
+  /// Empty, or the quantity that was not finite ("loss", "gradient norm"): then the
+  /// update was NOT applied (the weights are those before the step), as Megatron-LM's
+  /// NaN check does; the version still advances, so the step counts as trained.
+  std::string nonfinite;
 };
 
 /// Features of prompts, one row per prompt (the learned pass-rate estimator's input,

@@ -17,6 +17,7 @@
 #include "base/json_lines.hpp"
 #include "config/config_reader.hpp"
 #include "config/pipeline_reader.hpp"
+#include "experiments/run_tasks.hpp"
 
 namespace adarl {
 
@@ -215,12 +216,45 @@ result<compare_plan> load_compare_config(const std::string& file,
   return plan;
 }
 
+namespace {
+
+/// The content hash of the prompts every run trains and is evaluated on (their ids,
+/// texts, answers, verifiers and tests), in hex; "" without a table.
+std::string prompts_hash(const prompt_table_ptr& prompts) {
+  if (!prompts) return "";
+  std::vector<task_item> items;
+  items.reserve(prompts->rows.size());
+  for (const auto& row : prompts->rows) items.push_back(row.item);
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(items_hash(items)));
+  return buf;
+}
+
+/// Why a finished run (its done.json) no longer answers the plan's question: another
+/// config, other data (a dataset edited in place), or it stopped before a reading the
+/// plan now asks for; "" when it may be kept.
+std::string stale_reason(const json& done, const compare_run& r, const std::string& data) {
+  if (done.value("document", "") != r.document) return "its config changed";
+  if (!done.contains("data"))
+    return "it was recorded before data hashes (its prompts cannot be checked)";
+  if (done.value("data", "") != data)
+    return "its prompts changed (data hash " + done.value("data", "") + ", now " + data + ")";
+  const uint64_t version = done.value("version", uint64_t{0});
+  if (version < r.config.tracker.min_steps)
+    return "it stopped at step " + std::to_string(version) + ", before step " +
+           std::to_string(r.config.tracker.min_steps) + " (compare.equal_steps)";
+  return "";
+}
+
+}  // namespace
+
 compare_outcome run_compare(const compare_plan& plan, prompt_table_ptr prompts,
                             const engines_for_run& engines, const std::atomic<bool>* stop,
                             std::ostream& log) {
   compare_outcome outcome;
   std::mutex mu;
   size_t next = 0;
+  const std::string data_hash = prompts_hash(prompts);
   auto say = [&](const std::string& line) {
     std::lock_guard<std::mutex> lock(mu);
     log << line << std::endl;
@@ -238,12 +272,15 @@ compare_outcome run_compare(const compare_plan& plan, prompt_table_ptr prompts,
             << " is unreadable; remove " << r.config.out << " to run it again" << std::endl;
         return;
       }
-      if (done.value("document", "") == r.document) {
+      const std::string why = stale_reason(done, r, data_hash);
+      if (why.empty()) {
         std::lock_guard<std::mutex> lock(mu);
         ++outcome.kept;
-        log << "compare: " << label << ": kept (finished before, same config)" << std::endl;
+        log << "compare: " << label << ": kept (finished before, same config and data)"
+            << std::endl;
         return;
       }
+      say("compare: " + label + ": finished before, but " + why + ": running it again");
     }
     std::error_code ec;
     std::filesystem::remove_all(r.config.out, ec);
@@ -267,9 +304,14 @@ compare_outcome run_compare(const compare_plan& plan, prompt_table_ptr prompts,
       return;
     }
     const auto marked = write_file_atomic(
-        done_file,
-        json{{"document", r.document}, {"version", run->version}, {"seconds", seconds}}.dump() +
-            "\n");
+        done_file, json{{"document", r.document},
+                        {"data", data_hash},
+                        {"min_steps", r.config.tracker.min_steps},
+                        {"sample_budget", r.config.tracker.sample_budget},
+                        {"version", run->version},
+                        {"seconds", seconds}}
+                           .dump() +
+                       "\n");
     if (!marked) return fail(marked.err().message);
     std::lock_guard<std::mutex> lock(mu);
     ++outcome.ran;

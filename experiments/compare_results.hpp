@@ -61,4 +61,10 @@ std::string compare_table(const nlohmann::json& compare);
 /// and the equal-samples reading; then the path of the report page.
 std::string compare_verdict(const nlohmann::json& compare, const std::string& report);
 
+/// The seeds the paired readings stand on: the smallest count of pairs (a seed whose run
+/// and the baseline's both reached the reading) of any strategy beside the baseline, at
+/// equal steps and at equal samples. 0 when there are none (then the tables answer
+/// nothing; `adarl compare` says so and exits 1).
+size_t paired_seeds(const nlohmann::json& compare);
+
 }  // namespace adarl

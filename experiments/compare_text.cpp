@@ -163,6 +163,23 @@ std::string against_baseline(const json& c, const json& st, const json& ref) {
 
 }  // namespace
 
+size_t paired_seeds(const json& c) {
+  const json strategies = c.value("strategies", json::array());
+  const std::string baseline = c.value("baseline", std::string("?"));
+  size_t seeds = 0;
+  bool first = true;
+  for (const auto& st : strategies) {
+    if (st.value("name", "") == baseline) continue;
+    for (const char* key : {"paired_heldout_at_steps", "paired_heldout_at_samples"}) {
+      const json& p = st["summary"][key];
+      const size_t n = p.is_object() ? p.value("n", size_t{0}) : 0;
+      if (first || n < seeds) seeds = n;
+      first = false;
+    }
+  }
+  return seeds;
+}
+
 std::string compare_verdict(const json& c, const std::string& report) {
   const json strategies = c.value("strategies", json::array());
   const std::string baseline = c.value("baseline", std::string("?"));
@@ -174,16 +191,7 @@ std::string compare_verdict(const json& c, const std::string& report) {
     if (st.value("name", "") != baseline) others.push_back(&st);
   if (!ref || others.empty()) return "The report: " + report + "\n";
   const json& rs = (*ref)["summary"];
-  // The seeds the pairs were read over: the smallest count of any strategy's pairs.
-  size_t seeds = 0;
-  bool first = true;
-  for (const json* st : others)
-    for (const char* key : {"paired_heldout_at_steps", "paired_heldout_at_samples"}) {
-      const json& p = (*st)["summary"][key];
-      const size_t n = p.is_object() ? p.value("n", size_t{0}) : 0;
-      if (first || n < seeds) seeds = n;
-      first = false;
-    }
+  const size_t seeds = paired_seeds(c);
   std::string out = "In short (" + std::to_string(seeds) +
                     (seeds == 1 ? " seed" : " paired seeds, 95% intervals") + "): ";
   out += "held-out accuracy went from " + num(base_accuracy(strategies), "%.3f") +

@@ -1,5 +1,6 @@
 #include "experiments/run_engines.hpp"
 
+#include <filesystem>
 #include <ostream>
 
 #include "engines/sim/sim_engines.hpp"
@@ -22,9 +23,15 @@ result<std::string> base_checkpoint(const pipeline_config& c, std::ostream& log,
   if (!items) return items.err();
   if (items->empty()) return error{"sft: no training items"};
   const std::string dir = cache_dir("sft") + "/" + sft_cache_key(c, *items);
-  if (read_checkpoint_meta(dir)) {
-    log << "run: SFT warm start from the cache " << dir << "\n";
-    return dir;
+  if (std::filesystem::exists(dir + "/meta.json")) {
+    // A hit is checked byte for byte: a damaged entry is trained again, never used.
+    auto ok = verify_checkpoint(dir);
+    if (ok) {
+      log << "run: SFT warm start from the cache " << dir << "\n";
+      return dir;
+    }
+    log << "run: the cached SFT warm start is unusable (" << ok.err().message
+        << "): training it again\n";
   }
   sft_job_config s;
   s.items = std::move(*items);

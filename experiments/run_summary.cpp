@@ -66,6 +66,24 @@ std::string spent_line(const run_summary_input& in) {
   return s + duration_text(in.wall_seconds) + " in all";
 }
 
+/// A warning when the policy collapsed over the last tenth of the steps: the token
+/// entropy near 0 and no reward (it writes one thing, always wrong); else "".
+std::string collapse_line(const std::vector<nlohmann::json>& steps) {
+  if (steps.size() < 10) return "";
+  const size_t n = steps.size(), k = std::max<size_t>(1, n / 10);
+  double entropy = 0, reward = 0;
+  for (size_t i = n - k; i < n; ++i) {
+    entropy += number(steps[i], "entropy", 1);
+    reward += number(steps[i], "real_reward", 1);
+  }
+  entropy /= double(k);
+  reward /= double(k);
+  if (entropy >= 0.01 || reward > 0) return "";
+  return "\n  warning      the policy collapsed: over the last " + std::to_string(k) +
+         " steps its entropy is " + fixed(entropy, 4) + " nats per token and no sample was "
+         "rewarded (lower learner.lr, or start from a better warm start)";
+}
+
 /// The broken-set-up reasons above their share over the whole run, one line each.
 std::string warning_lines(const run_summary_input& in) {
   reason_watch watch(in.alarm);
@@ -78,6 +96,24 @@ std::string warning_lines(const run_summary_input& in) {
     watch.add(zeros, step.value("samples", uint64_t(0)));
   }
   std::string s;
+  uint64_t nonfinite = 0, empty = 0;
+  for (const auto& step : in.steps) {
+    nonfinite += step.contains("nonfinite") ? 1 : 0;
+    const auto exits = step.find("exits");
+    const bool skipped = exits != step.end() && exits->is_object() &&
+                         number(*exits, "skipped") > 0;
+    empty += skipped && number(step, "samples") == 0 ? 1 : 0;
+  }
+  if (nonfinite > 0)
+    s += "\n  warning      " + std::to_string(nonfinite) + " of " +
+         std::to_string(in.steps.size()) +
+         " steps had a non-finite loss or gradient: their updates were not applied "
+         "(metrics.jsonl \"nonfinite\")";
+  if (empty > 0)
+    s += "\n  warning      " + std::to_string(empty) + " of " + std::to_string(in.steps.size()) +
+         " steps drew no sample: the strategy skipped every prompt (exits.skipped), so "
+         "they trained nothing";
+  s += collapse_line(in.steps);
   for (const auto& r : watch.over())
     s += "\n  warning      " + std::to_string(r.count) + " of " + std::to_string(r.samples) +
          " rewards (" + fixed(100.0 * r.share(), 1) + "%) were 0 with reason " + r.reason +

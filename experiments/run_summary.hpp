@@ -26,8 +26,11 @@ struct run_summary_input {
 ///   held-out     greedy (else sampled) accuracy: first, best (with its version), last
 ///   spent        samples, tokens, seconds of RL (the last line's elapsed), wall time
 ///   files        OUT: the files
-///   warning      (only when one is) each watched zero-reward reason above alarm.share
-///                of the samples over the whole run, with its count and share
+///   warning      (only when one is) steps whose update was skipped as non-finite;
+///                steps that drew no sample (every prompt skipped); a collapsed policy
+///                (entropy below 0.01 and no reward over the last tenth of >= 10 steps);
+///                each watched zero-reward reason above alarm.share of the samples over
+///                the whole run, with its count and share
 /// A run without steps or evaluations says so on that line. O(steps + evals log evals).
 std::string run_summary(const run_summary_input& in);
 

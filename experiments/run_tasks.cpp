@@ -82,7 +82,15 @@ result<prompt_table_ptr> make_run_prompts(const pipeline_config& c,
     return error{"tracker.prompts_per_step: " + std::to_string(c.tracker.prompts_per_step) +
                  " is more than the " + std::to_string(train.size()) +
                  " training prompts (lower it, or give the run more items)"};
-  auto table = build_prompt_table(train, held, std::move(*codec), format);
+  item_place place;
+  if (origin) {
+    const auto column = c.tasks.fields.find("prompt");
+    const std::string mapped = column == c.tasks.fields.end() || column->second == "prompt"
+                                   ? std::string()
+                                   : "column \"" + column->second + "\" (mapped to prompt): ";
+    place = [origin, mapped](const task_item& item) { return item_origin(*origin, item) + mapped; };
+  }
+  auto table = build_prompt_table(train, held, std::move(*codec), format, place);
   if (!table) return table.err();
   if (c.policy.kind != policy_kind::simulated)
     for (const auto& r : table->rows)

@@ -7,16 +7,20 @@
 #include <iostream>
 #include <mutex>
 #include <sstream>
+#include <string_view>
 #include <thread>
+#include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
+#include "base/atomic_file.hpp"
 #include "base/random_keys.hpp"
 #include "experiments/cache_dir.hpp"
 #include "experiments/run_engines.hpp"
 #include "experiments/run_tasks.hpp"
 #include "pipelines/pipeline.hpp"
 #include "runtime/interrupt.hpp"
+#include "tasks/dataset.hpp"
 
 namespace adarl {
 
@@ -108,6 +112,7 @@ result<std::vector<uint32_t>> measure(const pipeline_config& c, const select_job
     });
     run_options o;
     o.stop = &stop;
+    o.stop_line = "";  // the measurement's own end, not a user's stop: nothing to say
     o.observer = seen;
     o.log = &log;
     r = run_pipeline(e, *table, engines, o);
@@ -139,6 +144,30 @@ result<std::string> policy_identity(const std::string& checkpoint) {
   return std::string(buf);
 }
 
+namespace {
+
+/// Every prompt of a cached selection must be the pool's prompt of that id, field for
+/// field: the cache stores answers and tests that the run would use unchecked, so an
+/// entry edited in place (or a pool regenerated differently) is measured again.
+result<bool> check_against_pool(const selection& s, const std::vector<task_item>& pool,
+                                const std::string& dir) {
+  std::unordered_map<std::string_view, const task_item*> by_id;
+  for (const auto& item : pool) by_id.emplace(item.id, &item);
+  for (size_t i = 0; i < s.kept.size(); ++i) {
+    const task_item& cached = s.kept[i].item;
+    auto it = by_id.find(cached.id);
+    if (it == by_id.end())
+      return error{dir + "/selected.jsonl:" + std::to_string(i + 1) + ": prompt " + cached.id +
+                   " is not in the pool"};
+    if (to_jsonl(cached) != to_jsonl(*it->second))
+      return error{dir + "/selected.jsonl:" + std::to_string(i + 1) + ": prompt " + cached.id +
+                   " differs from the pool's (edited after it was cached?)"};
+  }
+  return true;
+}
+
+}  // namespace
+
 result<selection> select_prompts(const pipeline_config& c, const select_job& job,
                                  std::ostream& log) {
   if (auto bad = check_window(job.window); !bad.empty()) return error{bad};
@@ -162,6 +191,8 @@ result<selection> select_prompts(const pipeline_config& c, const select_job& job
   const std::string dir = job.cache_root.empty() ? "" : job.cache_root + "/" + key;
   if (!dir.empty() && std::filesystem::exists(dir + "/selection.json")) {
     auto cached = read_selection_cache(dir);
+    if (cached)
+      if (auto ok = check_against_pool(*cached, job.pool, dir); !ok) cached = ok.err();
     if (cached) {
       log << "select: " << pool.split << " prompts from the cache " << dir << "\n";
       return cached;
@@ -171,9 +202,10 @@ result<selection> select_prompts(const pipeline_config& c, const select_job& job
   log << "select: " << job.pool.size() << " " << pool.split << " prompts x " << job.window.k
       << " samples" << (dir.empty() ? "" : ", cached in " + dir) << "\n";
   const auto t0 = std::chrono::steady_clock::now();
-  const std::string scratch =
+  // Per process: two selections of one key (two compares sharing it) never share it.
+  const std::string scratch = staging_path(
       (dir.empty() ? std::filesystem::temp_directory_path().string() + "/adarl-select-" + key
-                   : dir) + "/measure.tmp";
+                   : dir) + "/measure");
   auto correct = measure(c, job, scratch, log);
   if (!correct) return correct.err();
   auto s = select_in_window(job.pool, *correct, job.window);

@@ -1,6 +1,7 @@
 #include "formats/hf_config.hpp"
 
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -178,6 +179,17 @@ std::vector<hf_tensor_spec> expected_hf_tensors(const hf_config& c) {
   return out;
 }
 
+int64_t hf_field_bound(std::string_view key) {
+  if (key == "vocab_size") return int64_t{1} << 22;               // 4,194,304
+  if (key == "hidden_size") return int64_t{1} << 16;              // 65,536
+  if (key == "intermediate_size") return int64_t{1} << 19;        // 524,288
+  if (key == "num_hidden_layers") return 1024;
+  if (key == "num_attention_heads") return 1024;
+  if (key == "max_position_embeddings") return int64_t{1} << 24;  // 16,777,216
+  if (key == "head_dim") return 4096;
+  return std::numeric_limits<int64_t>::max();
+}
+
 result<hf_config> parse_hf_config(std::string_view json_text, std::string_view source) {
   hf_config c;
   try {
@@ -193,6 +205,11 @@ result<hf_config> parse_hf_config(std::string_view json_text, std::string_view s
     for (size_t i = 0; i < std::size(fields); ++i) {
       auto v = positive(j, source, names[i]);
       if (!v) return v.err();
+      if (*v > hf_field_bound(names[i]))
+        return fail(source, names[i],
+                    "expected at most " + std::to_string(hf_field_bound(names[i])) +
+                        " (no released decoder comes near; a damaged config.json?), got " +
+                        std::to_string(*v));
       *fields[i] = *v;
     }
     auto kv = positive(j, source, "num_key_value_heads", c.num_attention_heads);
@@ -209,6 +226,10 @@ result<hf_config> parse_hf_config(std::string_view json_text, std::string_view s
     if (!head_dim) return head_dim.err();
     c.head_dim = *head_dim;
     if (c.head_dim % 2 != 0) return fail(source, "head_dim", "expected an even number (rotary)");
+    if (c.head_dim > hf_field_bound("head_dim"))
+      return fail(source, "head_dim", "expected at most " +
+                                          std::to_string(hf_field_bound("head_dim")) + ", got " +
+                                          std::to_string(c.head_dim));
     auto eps = positive_number(j, source, "rms_norm_eps", 1e-6);
     if (!eps) return eps.err();
     c.rms_norm_eps = *eps;
@@ -238,6 +259,12 @@ result<hf_config> parse_hf_config(std::string_view json_text, std::string_view s
       else if (!e.is_null())
         return fail(source, "eos_token_id", "expected an id or a list of ids");
     }
+    if (c.parameter_count() > hf_max_parameters)
+      return fail(source, "num_hidden_layers",
+                  "the architecture has " + std::to_string(c.parameter_count()) +
+                      " parameters, above adarl's bound of " + std::to_string(hf_max_parameters) +
+                      " (hidden_size " + std::to_string(c.hidden_size) + ", vocab_size " +
+                      std::to_string(c.vocab_size) + ")");
   } catch (const json::exception& e) {
     return error{std::string(source) + ": " + e.what()};
   }

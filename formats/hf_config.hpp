@@ -63,7 +63,16 @@ struct hf_tensor_spec {
 /// untied): what a checkpoint must hold and what adarl writes. O(layers).
 std::vector<hf_tensor_spec> expected_hf_tensors(const hf_config& c);
 
+/// The largest value parse_hf_config accepts for a size key of config.json (vocab_size,
+/// hidden_size, intermediate_size, num_hidden_layers, num_attention_heads,
+/// max_position_embeddings, head_dim): far above any released decoder's, low enough that
+/// a damaged or hostile value is refused before anything is allocated. O(1).
+int64_t hf_field_bound(std::string_view key);
+/// The largest parameter count parse_hf_config accepts (2^37, about 137 billion).
+inline constexpr int64_t hf_max_parameters = int64_t{1} << 37;
+
 /// Reads config.json text. Errors name `source` and the key: a missing or mistyped field,
+/// a size above hf_field_bound or a parameter count above hf_max_parameters,
 /// a model_type or architecture other than the Qwen2 / Llama decoders, an activation
 /// other than silu, a sliding window in use, rope_scaling other than none / linear /
 /// llama3, a quantized checkpoint, heads that do not divide the width or the kv heads.

@@ -240,19 +240,6 @@ std::optional<error> read_completions(const json& j, remote_message& m) {
 
 }  // namespace
 
-namespace {
-std::string hex(XXH128_hash_t h) {
-  char buf[33];
-  std::snprintf(buf, sizeof buf, "%016llx%016llx", (unsigned long long)h.high64,
-                (unsigned long long)h.low64);
-  return buf;
-}
-}  // namespace
-
-std::string content_hash(std::string_view bytes) {
-  return hex(XXH3_128bits(bytes.data(), bytes.size()));
-}
-
 std::vector<uint64_t> chunk_hashes(std::string_view bytes, uint32_t chunk_bytes) {
   const size_t step = std::max<uint32_t>(1, chunk_bytes);
   std::vector<uint64_t> out;
@@ -270,7 +257,7 @@ std::string chunk_list_hash(const std::vector<uint64_t>& hashes) {
   std::string le(hashes.size() * 8, '\0');
   for (size_t i = 0; i < hashes.size(); ++i)
     for (int b = 0; b < 8; ++b) le[i * 8 + b] = char((hashes[i] >> (8 * b)) & 0xff);
-  return hex(XXH3_128bits(le.data(), le.size()));
+  return content_hash(le);
 }
 
 

@@ -25,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/content_hash.hpp"
 #include "base/result.hpp"
 #include "messages/messages.hpp"
 #include "pipelines/curve_keys.hpp"
@@ -35,12 +36,12 @@ namespace adarl {
 
 inline constexpr uint32_t remote_protocol_version = 2;
 
-/// Hashes of policy bytes (docs/reference/protocol.md "Role `generate`"). content_hash: XXH3-128 of the
-/// bytes as 32 lowercase hex digits, a weights file's `hash`. chunk_hashes: XXH3-64 of
+/// Hashes of policy bytes (docs/reference/protocol.md "Role `generate`"). content_hash
+/// (base/content_hash.hpp): XXH3-128 of the bytes as 32 lowercase hex digits, a weights
+/// file's `hash`. chunk_hashes: XXH3-64 of
 /// each `chunk_bytes`-long piece (one chunk for no bytes). chunk_list_hash: XXH3-128 of
 /// the chunk hashes (8 bytes each, little-endian) in hex, a pushed version's `hash`: it
 /// ties the checked chunks to one version without a second pass over the bytes.
-std::string content_hash(std::string_view bytes);
 std::vector<uint64_t> chunk_hashes(std::string_view bytes, uint32_t chunk_bytes);
 std::string chunk_list_hash(const std::vector<uint64_t>& hashes);
 

@@ -32,6 +32,9 @@ struct engine_factories {
 struct run_options {
   std::string resume_from;                  ///< A checkpoint directory (step-N) or "".
   const std::atomic<bool>* stop = nullptr;  ///< Set (e.g. by SIGINT) to stop cleanly.
+  /// The line said when `stop` is seen; "" says nothing (a caller that stops the run
+  /// itself once it has what it needs, as the prompt selection does).
+  std::string stop_line = "stopping: draining the learner and writing a checkpoint";
   /// Start-up and closing lines (listening endpoints, what remote workers did); also
   /// the warnings when `logger` is unset.
   std::ostream* log = nullptr;

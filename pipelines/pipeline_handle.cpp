@@ -40,12 +40,8 @@ std::string config_json(const pipeline_config& c) {
 std::string kept_checkpoint(const std::string& out, const std::string& failure,
                             const std::string& fatal) {
   std::string s;
-  if (!failure.empty() && fatal.find(failure) == std::string::npos) {
-    const auto colon = failure.find(": ");
-    const std::string why = colon == std::string::npos ? "" : failure.substr(colon + 2);
-    s = failure.substr(0, colon) + " not written" +
-        (why.empty() || fatal.find(why) != std::string::npos ? "" : ": " + why) + "; ";
-  }
+  if (!failure.empty() && fatal.find(failure) == std::string::npos)
+    s = "the final checkpoint was not written: " + failure + "; ";
   auto kept = resolve_checkpoint(out);
   return s + (kept ? "the last complete checkpoint: " + *kept
                    : std::string("no checkpoint to resume from"));
@@ -479,7 +475,7 @@ result<run_outcome> pipeline_handle::impl::supervise() {
     receive_one(st);
     if (!st.running) break;
     if (stop_requested.load() || (options.stop && options.stop->load())) {
-      say("stopping: draining the learner and writing a checkpoint");
+      if (!options.stop_line.empty()) say(options.stop_line);
       if (!last_checkpoint(st, std::chrono::seconds(3600)))
         st.fatal = "stop: " + (st.checkpoint_failure.empty() ? "the learner did not answer"
                                                              : st.checkpoint_failure);

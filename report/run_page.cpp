@@ -83,7 +83,7 @@ struct verdict {
   const char* tone = "none";
 };
 
-verdict make_verdict(const json& d) {
+verdict heldout_verdict(const json& d) {
   const json& h = d.at("heldout");
   if (h.is_null()) return {"No held-out evaluation finished; " + reward_clause(d) + "."};
   const std::string what =
@@ -116,6 +116,19 @@ verdict make_verdict(const json& d) {
   return {what + " did not clearly rise: " + accuracy_at(first) + ", then " +
               accuracy_at(last) + " (" + detail + ", which includes 0).",
           "flat"};
+}
+
+/// The held-out verdict, then the steps whose updates were skipped as non-finite (a
+/// number that must not be read past: docs/guides/reliability.md "Faults survived").
+verdict make_verdict(const json& d) {
+  verdict v = heldout_verdict(d);
+  const auto n = d.find("nonfinite_steps");
+  if (n != d.end() && n->is_number() && n->get<double>() > 0) {
+    v.text += " " + fixed(n->get<double>(), 0) + " of its steps had a non-finite loss or "
+              "gradient: their updates were not applied.";
+    v.tone = "fell";
+  }
+  return v;
 }
 
 std::string fact(const std::string& label, const std::string& value,

@@ -56,9 +56,10 @@ std::string name_of(const json& config, const std::string& dir) {
 }  // namespace
 
 result<json> run_report_data(const std::string& dir, const run_report_options& o) {
-  auto steps = read_json_lines(dir + "/metrics.jsonl", /*missing_ok=*/false);
+  std::string torn_steps, torn_evals;
+  auto steps = read_json_lines(dir + "/metrics.jsonl", /*missing_ok=*/false, &torn_steps);
   if (!steps) return steps.err();
-  auto evals = read_json_lines(dir + "/eval.jsonl", /*missing_ok=*/true);
+  auto evals = read_json_lines(dir + "/eval.jsonl", /*missing_ok=*/true, &torn_evals);
   if (!evals) return evals.err();
   auto config = read_config_values(dir);
   if (!config) return config.err();
@@ -70,6 +71,11 @@ result<json> run_report_data(const std::string& dir, const run_report_options& o
   data["seed"] = seed_of(*config);
   data["strategy"] = run_strategy_kind(*config, data["exits"]);
   data["config"] = std::move(*config);
+  size_t nonfinite = 0;
+  for (const auto& step : *steps) nonfinite += step.contains("nonfinite") ? 1 : 0;
+  if (nonfinite > 0) data["nonfinite_steps"] = nonfinite;
+  for (const auto* torn : {&torn_steps, &torn_evals})
+    if (!torn->empty()) data["warnings"].push_back(*torn);
   return data;
 }
 

@@ -24,8 +24,9 @@ struct run_report_options {
 /// identity (title, dir, name, seed, strategy, config: config.json's values), the
 /// per-step rows and evaluations the charts draw, and what they add up to (run_facts,
 /// report/run_facts.hpp). metrics.jsonl is required; eval.jsonl and config.json may be
-/// missing (a run stopped early, an older run): the page says so. A malformed file is
-/// an error naming it (and the line). Reads the files once; O(lines).
+/// missing (a run stopped early, an older run): the page says so. A torn last line is
+/// left out and told in `warnings` (file:line each); any other malformed line is an
+/// error naming the file and the line. Reads the files once; O(lines).
 result<nlohmann::json> run_report_data(const std::string& dir,
                                        const run_report_options& o);
 

@@ -83,7 +83,7 @@ const std::string& column_of(const dataset_format& f, const std::string& name) {
 /// The line's columns under adarl's own field names, with the defaults of
 /// dataset_format filled in (counted in `counts`).
 json remapped(const json& j, const dataset_format& f, uint32_t line,
-              dataset_mapping_counts& counts) {
+              dataset_mapping_counts& counts, const std::map<std::string, std::string>& numbers) {
   json out = json::object();
   for (const auto& name : dataset_field_names())
     if (const auto it = j.find(column_of(f, name)); it != j.end() && !it->is_null())
@@ -98,7 +98,12 @@ json remapped(const json& j, const dataset_format& f, uint32_t line,
     out["verifier"] = f.verifier;
     ++counts.default_verifier;
   }
-  if (const auto a = out.find("answer"); a != out.end() && a->is_number()) *a = a->dump();
+  // A number answer as written: its text, not a double's (2^64 and 1.0000000000000000001
+  // survive; integers within 64 bits are exact either way).
+  if (const auto a = out.find("answer"); a != out.end() && a->is_number()) {
+    const auto text = numbers.find(column_of(f, "answer"));
+    *a = text != numbers.end() ? text->second : a->dump();
+  }
   return out;
 }
 
@@ -175,13 +180,14 @@ result<std::vector<task_item>> load_dataset(std::istream& in, const std::string&
   std::vector<task_item> items;
   std::unordered_map<std::string, uint32_t> first_line;  // id -> line
   std::string text;
+  std::map<std::string, std::string> numbers;  // source text of number columns
   uint32_t line = 0;
   while (!p.full() && std::getline(in, text)) {
     ++line;
     if (blank_line(text)) continue;
-    auto j = json_object_line(text, line, p);
+    auto j = json_object_line(text, line, p, mapped ? &numbers : nullptr);
     if (!j) continue;
-    if (mapped) j = remapped(*j, format, line, counts);
+    if (mapped) j = remapped(*j, format, line, counts, numbers);
     task_item item;
     problems found{name, max_dataset_errors, {}};
     const bool ok = read_item(*j, line, registry, found, item);

@@ -1,6 +1,7 @@
 #include "models/train/optimizer.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <sstream>
@@ -39,6 +40,10 @@ double policy_optimizer::step() {
   const double max_norm = config_.grad_clip > 0 ? config_.grad_clip
                                                 : std::numeric_limits<double>::infinity();
   const double norm = torch::nn::utils::clip_grad_norm_(model_->parameters(), max_norm);
+  if (!std::isfinite(norm)) {  // never applied: the weights and Adam's moments stay
+    zero_grad();
+    return norm;
+  }
   const double lr = next_lr();
   for (auto& group : adamw_->param_groups())
     static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);

@@ -28,7 +28,9 @@ class policy_optimizer {
   /// Clears gradients.
   void zero_grad();
   /// Clips the gradients, steps with the scheduled learning rate, advances the schedule.
-  /// Returns the global gradient norm before clipping (what to log).
+  /// Returns the global gradient norm before clipping (what to log). A non-finite norm
+  /// (a NaN or infinite gradient) applies nothing: the gradients are cleared, the
+  /// weights, the moments and the schedule stay as they were.
   double step();
   /// The learning rate the next step() uses.
   double next_lr() const;

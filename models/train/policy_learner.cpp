@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <utility>
@@ -115,6 +116,12 @@ result<bool> policy_learner::restore(const std::string& dir) {
 result<bool> policy_learner::save(const std::string& dir) {
   try {
     torch::NoGradGuard no_grad;
+    // A checkpoint of non-finite weights would be published as `latest` and resumed
+    // from: refuse it, so that the newest checkpoint stays the last finite one.
+    for (const auto& p : model_.module->named_parameters())
+      if (!torch::isfinite(p.value()).all().item<bool>())
+        return error{dir + ": not written: the weights of " + p.key() +
+                     " are not finite (the last checkpoint written holds finite weights)"};
     return checkpoints_->save(dir, *opt_, int64_t(version_));
   } catch (const std::exception& e) {
     return torch_error(dir + ": save", e);
@@ -210,7 +217,16 @@ train_stats policy_learner::step_on(const std::vector<const train_sample*>& all)
   for (size_t begin = 0; begin < kept.size(); begin += mb)
     accumulate(kept, begin, std::min(kept.size(), begin + mb), tokens, stats);
   if (group_) reduce_gradients(stats);
-  stats.grad_norm = opt_->step();
+  // A non-finite loss or gradient is never applied. Every rank decides alike: the
+  // gradients are all-reduced (a rank's NaN reaches every rank's norm), the loss is not,
+  // so replicated learners decide on the norm alone.
+  if (!group_ && !std::isfinite(stats.loss)) {
+    stats.nonfinite = "loss";
+    opt_->zero_grad();
+  } else {
+    stats.grad_norm = opt_->step();
+    if (!std::isfinite(stats.grad_norm)) stats.nonfinite = "gradient norm";
+  }
   ++version_;
   stats.samples = total_samples;
   stats.tokens = total_tokens;

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "base/atomic_file.hpp"
+#include "base/content_hash.hpp"
 #include "models/weights/snapshot.hpp"
 
 namespace adarl {
@@ -19,6 +20,7 @@ json to_json(const checkpoint_meta& m) {
   const auto& c = m.config;
   return {{"format", "adarl-checkpoint-1"},
           {"step", m.step},
+          {"model_hash", m.model_hash},
           {"charset", m.charset},
           {"model",
            {{"vocab_size", c.vocab_size}, {"d_model", c.d_model}, {"n_layers", c.n_layers},
@@ -60,7 +62,9 @@ result<bool> write_checkpoint_files(const fs::path& tmp, transformer& model,
   const auto snapshot = take_snapshot(model, static_cast<uint64_t>(meta.step));
   const std::string bytes = serialize(*snapshot);
   if (auto ok = write_file_atomic((tmp / "model.bin").string(), bytes); !ok) return ok;
-  const std::string text = to_json(meta).dump(2) + "\n";
+  checkpoint_meta hashed = meta;
+  hashed.model_hash = content_hash(bytes);
+  const std::string text = to_json(hashed).dump(2) + "\n";
   if (auto ok = write_file_atomic((tmp / "meta.json").string(), text); !ok) return ok;
   if (opt)
     if (auto ok = opt->save_state((tmp / "optimizer.safetensors").string()); !ok) return ok;
@@ -71,7 +75,7 @@ result<bool> write_checkpoint_files(const fs::path& tmp, transformer& model,
 
 result<bool> save_checkpoint(const std::string& dir, transformer& model,
                              policy_optimizer* opt, const checkpoint_meta& meta) {
-  const fs::path final_dir(dir), tmp(dir + ".tmp");
+  const fs::path final_dir(dir), tmp(staging_path(dir));
   std::error_code ec;
   fs::remove_all(tmp, ec);
   auto ok = write_checkpoint_files(tmp, model, opt, meta);
@@ -99,10 +103,26 @@ result<checkpoint_meta> read_checkpoint_meta(const std::string& dir) {
     m.config.d_ff = c.at("d_ff").get<int32_t>();
     m.config.max_len = c.at("max_len").get<int32_t>();
     m.config.tied_output = c.at("tied_output").get<bool>();
+    m.model_hash = j.value("model_hash", "");
     return m;
   } catch (const json::exception& e) {
     return error{path.string() + ": " + e.what()};
   }
+}
+
+result<checkpoint_meta> verify_checkpoint(const std::string& dir) {
+  auto meta = read_checkpoint_meta(dir);
+  if (!meta) return meta.err();
+  const auto bin = (fs::path(dir) / "model.bin").string();
+  if (meta->model_hash.empty())
+    return error{dir + "/meta.json: no model_hash (written before content hashes): its "
+                 "model.bin cannot be checked"};
+  auto hash = file_content_hash(bin);
+  if (!hash) return hash.err();
+  if (*hash != meta->model_hash)
+    return error{bin + ": damaged: its content differs from the one written (hash " + *hash +
+                 ", meta.json says " + meta->model_hash + ")"};
+  return meta;
 }
 
 result<checkpoint_meta> load_checkpoint(const std::string& dir, transformer& model,
@@ -115,6 +135,9 @@ result<checkpoint_meta> load_checkpoint(const std::string& dir, transformer& mod
   const auto bin = fs::path(dir) / "model.bin";
   auto bytes = read_file(bin);
   if (!bytes) return bytes.err();
+  if (!meta->model_hash.empty() && content_hash(*bytes) != meta->model_hash)
+    return error{bin.string() + ": damaged: its content differs from the one written (hash " +
+                 content_hash(*bytes) + ", meta.json says " + meta->model_hash + ")"};
   auto snap = deserialize(*bytes);
   if (!snap) return error{bin.string() + ": " + snap.err().message};
   auto loaded = load_snapshot(model, *snap);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/atomic_file.hpp"
+#include "formats/hf_weights_check.hpp"
 #include "formats/safetensors.hpp"
 #include "formats/safetensors_checkpoint.hpp"
 #include "formats/safetensors_writer.hpp"
@@ -106,6 +107,12 @@ result<std::pair<hf_config, hf_source>> read_hf_source(const std::string& dir) {
   if (!text) return text.err();
   auto config = parse_hf_config(*text, dir + "/config.json");
   if (!config) return config.err();
+  // The weights' shapes against config.json before anything is allocated: a config
+  // that does not describe these weights is refused here, not by the allocator.
+  auto ckpt = safetensors_checkpoint::open(dir);
+  if (!ckpt) return ckpt.err();
+  if (auto problem = hf_weights_problem(*ckpt, *config); !problem.empty())
+    return error{dir + ": " + problem};
   s.config_json = std::move(*text);
   return std::pair{std::move(*config), std::move(s)};
 }
@@ -137,7 +144,7 @@ result<bool> write_hf_files(hf_model& model, const hf_source& source, const std:
 
 result<bool> save_hf_checkpoint(const std::string& dir, hf_model& model, const hf_source& source,
                                 policy_optimizer* opt, int64_t step) {
-  const std::string tmp = dir + ".tmp";
+  const std::string tmp = staging_path(dir);
   std::error_code ec;
   fs::remove_all(tmp, ec);
   if (!fs::create_directories(tmp, ec) && ec)

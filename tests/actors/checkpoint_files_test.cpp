@@ -95,6 +95,41 @@ TEST(CheckpointFilesTest, ManifestCatchesAMissingOrTruncatedFile) {
   EXPECT_NE(read_manifest(dir).err().message.find("model.bin is missing"), std::string::npos);
 }
 
+// Issue 38: damage at the same size (a garbled tracker.json, flipped weight bytes) is
+// caught by each file's content hash, and a resume passes over that checkpoint.
+TEST(CheckpointFilesTest, ManifestCatchesSameSizeDamageAndResumeFallsBack) {
+  const auto root = fresh("same-size");
+  const auto two = make_checkpoint(root, 2, 2);
+  const auto four = make_checkpoint(root, 4, 4);
+  std::ofstream(four + "/tracker.json") << R"({"next_step": 5})";
+  ASSERT_TRUE(write_manifest(four, 4, 4));
+  std::ofstream(root / "checkpoints" / "latest") << "step-000004\n";
+  ASSERT_TRUE(read_manifest(four));
+  {  // the same number of bytes, other content
+    std::fstream f(four + "/tracker.json", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(3);
+    f.put('X');
+  }
+  auto damaged = read_manifest(four);
+  ASSERT_FALSE(damaged);
+  EXPECT_NE(damaged.err().message.find("damaged checkpoint (tracker.json's content differs"),
+            std::string::npos)
+      << damaged.err().message;
+  std::string note;
+  auto r = resolve_checkpoint(root.string(), &note);
+  ASSERT_TRUE(r) << r.err().message;
+  EXPECT_EQ(*r, two);
+  EXPECT_NE(note.find("step-000004: damaged checkpoint"), std::string::npos) << note;
+  // A manifest written before the hashes (sizes alone) is still read, by size.
+  std::ofstream(two + "/checkpoint.json")
+      << R"({"format": "adarl-checkpoint-manifest-1", "version": 2, "through": 2, )"
+      << R"("files": {"model.bin": )" << fs::file_size(two + "/model.bin") << "}}";
+  auto old = read_manifest(two);
+  ASSERT_TRUE(old) << old.err().message;
+  ASSERT_EQ(old->files.size(), 1u);
+  EXPECT_TRUE(old->files[0].hash.empty());
+}
+
 TEST(CheckpointFilesTest, ResumeFallsBackToTheNewestCompleteCheckpoint) {
   const auto root = fresh("resolve");
   make_checkpoint(root, 2, 2);

@@ -223,6 +223,29 @@ TEST(PipelineTest, MinStepsCarriesTheRunPastItsSampleBudget) {
   EXPECT_EQ(lines.back()["cumulative_samples"], 160u);
 }
 
+// Issue 38: an informed Seq that skips every prompt (skip_below near 1, no exploration)
+// makes steps with no group. Each is reported and trained as a no-op; the run finishes.
+// Before the fix the first such step never reported and the run stalled (here: after
+// stall_seconds, 30 s, with an error).
+TEST(PipelineTest, StepsWhosePromptsAreAllSkippedAreReportedAndTheRunFinishes) {
+  const std::string out = fresh_dir("all-skipped");
+  auto c = sim_config(strategy_kind::ada_seq, out);
+  c.tracker.strategy.seq.skip_below = 0.999;
+  c.tracker.strategy.seq.explore = 0;
+  c.stall_seconds = 30;
+  auto table = test::math_table(64, 16);
+  auto r = run_pipeline(c, table, sim_factories(c, table), {});
+  ASSERT_TRUE(r) << r.err().message;
+  EXPECT_EQ(r->version, 5u);
+  const auto lines = read_lines(out + "/metrics.jsonl");
+  ASSERT_EQ(lines.size(), 5u);
+  for (const auto& l : lines) {
+    EXPECT_EQ(l["samples"], 0u);
+    EXPECT_EQ(l["trained_samples"], 0u);
+    EXPECT_GT(l["exits"]["skipped"].get<uint32_t>(), 0u);
+  }
+}
+
 TEST(PipelineTest, StopRequestWritesACheckpointAndEndsEarly) {
   const std::string out = fresh_dir("stop");
   auto c = sim_config(strategy_kind::grpo, out);

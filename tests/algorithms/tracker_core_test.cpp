@@ -420,5 +420,48 @@ TEST(TrackerCoreTest, WaitingNamesTheStepAndTheVersions) {
       << t.waiting(9);
 }
 
+// Issue 38: the informed Seq can skip every prompt of a step (every prompt believed
+// hopeless, explore 0). That step finishes as it opens; before take_started() its
+// report was dropped and the run waited for it until stall_seconds.
+TEST(TrackerCoreTest, AStepWhosePromptsAreAllSkippedFinishesAndIsReported) {
+  tracker_config c = seq_config_of(3, exit_rule::balance);
+  c.steps = 3;
+  c.lag.max_lag = 0;
+  c.strategy.seq.skip_below = 0.999;  // no prompt reaches it: every visit is skipped
+  c.strategy.seq.explore = 0;
+  tracker_core t(c, 10);
+  std::vector<work_item> w;
+  t.next_work(100, /*learner_version=*/0, 0, w);
+  EXPECT_TRUE(w.empty());
+  EXPECT_EQ(t.generated_through(), 0);
+  tracker_output out;
+  t.take_started(out);
+  ASSERT_EQ(out.steps_done, std::vector<uint64_t>{0});
+  ASSERT_FALSE(out.finished.empty());
+  for (const auto& g : out.finished) {
+    EXPECT_EQ(g.step, 0u);
+    EXPECT_EQ(g.group.exit, exit_kind::skipped);
+    EXPECT_FALSE(g.group.trainable());
+  }
+  const step_summary* s = t.summary(0);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->samples, 0u);
+  // Taken once: a second call moves nothing.
+  tracker_output again;
+  t.take_started(again);
+  EXPECT_TRUE(again.steps_done.empty());
+  EXPECT_TRUE(again.finished.empty());
+  // The learner trains the empty step (a no-op update): the next one opens and is
+  // reported the same way, and so on to the last.
+  for (uint64_t v = 1; v <= 2; ++v) {
+    t.retire_through(v);
+    t.next_work(100, v, 0, w);
+    tracker_output next;
+    t.take_started(next);
+    EXPECT_EQ(next.steps_done, std::vector<uint64_t>{v});
+  }
+  EXPECT_TRUE(t.generation_finished());
+}
+
 }  // namespace
 }  // namespace adarl

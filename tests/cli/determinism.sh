@@ -2,11 +2,12 @@
 # Deterministic mode, bit for bit, with the transformer: two runs of 40 steps write the
 # same metrics (timings aside), evaluations and checkpoint bytes (model, optimizer,
 # tracker state, carried steps); a third run killed with SIGKILL after a mid-run
-# checkpoint and resumed writes them too.
+# checkpoint and resumed, with the SFT warm start gone from the cache, writes them too.
 #   determinism.sh ADARL SOURCE_DIR WORK_DIR
 set -eu
 adarl=$1 src=$2 work=$3
 rm -rf "$work" && mkdir -p "$work" && cd "$work"
+export ADARL_CACHE="$work/cache"
 config="$src/configs/quickstart.yaml"
 set -- deterministic=true progress=false model.d_model=32 model.n_layers=1 model.n_heads=2 \
   model.d_ff=64 sft.steps=40 sft.count=400 tasks.train=64 tasks.held_out=16 \
@@ -27,5 +28,10 @@ done
 kill -9 $pid
 wait $pid 2>/dev/null || true
 echo "killed after $(wc -l < c/metrics.jsonl) step lines"
+# The checkpoint holds the weights: a resume whose SFT warm start is gone from the cache
+# does not train it again (issue 38).
+rm -rf "$ADARL_CACHE/sft"
 "$adarl" run "$config" "$@" --resume c > resume.log 2>&1 || { cat resume.log; exit 1; }
+grep -q "no SFT warm start needed" resume.log || { cat resume.log; echo "no word of the checkpoint's weights"; exit 1; }
+if grep -q "^run: SFT warm start (" resume.log; then cat resume.log; echo "the resume trained the warm start again"; exit 1; fi
 python3 "$src/tests/cli/compare_runs.py" a c $files

@@ -680,6 +680,23 @@ TEST(CompareCollectTest, EvaluationsWrittenOutOfOrderAreReadByVersion) {
   EXPECT_EQ(in_order->dump(), out_of_order->dump());
 }
 
+// Issue 38: the seeds a comparison's tables stand on; 0 makes `adarl compare` exit 1
+// (it printed "In short (0 paired seeds)" and exited 0).
+TEST(CompareResultsTest, PairedSeedsIsTheSmallestPairCountBesideTheBaseline) {
+  auto pairs = [](int steps, int samples) {
+    return json{{"paired_heldout_at_steps", {{"n", steps}}},
+                {"paired_heldout_at_samples", {{"n", samples}}}};
+  };
+  json c{{"baseline", "grpo-n4"},
+         {"strategies",
+          {{{"name", "grpo-n4"}, {"summary", pairs(0, 0)}},
+           {{"name", "seq"}, {"summary", pairs(5, 4)}},
+           {{"name", "est"}, {"summary", pairs(5, 5)}}}}};
+  EXPECT_EQ(paired_seeds(c), 4u);
+  c["strategies"][2]["summary"] = pairs(0, 5);
+  EXPECT_EQ(paired_seeds(c), 0u);
+}
+
 // --- a tiny comparison end to end on the simulated policy ---
 
 TEST(CompareRunTest, TinyComparisonRunsEveryRunToTheBudgetAndReportsIt) {
@@ -738,6 +755,27 @@ TEST(CompareRunTest, TinyComparisonRunsEveryRunToTheBudgetAndReportsIt) {
   ASSERT_TRUE(bigger);
   std::ostringstream third;
   EXPECT_EQ(run_compare(*bigger, *prompts, engines, nullptr, third).ran, 4u) << third.str();
+  // Issue 38: other prompts under the same config (a dataset edited in place) make them
+  // stale too, with a line saying why; so does a reading past where they stopped.
+  auto edited = std::make_shared<prompt_table>(**prompts);
+  edited->rows[3].item.answer += "0";
+  const engines_for_run edited_engines = [&](const pipeline_config& c) -> result<engine_factories> {
+    return sim_factories(c, edited);
+  };
+  std::ostringstream fourth;
+  EXPECT_EQ(run_compare(*bigger, edited, edited_engines, nullptr, fourth).ran, 4u) << fourth.str();
+  EXPECT_NE(fourth.str().find("finished before, but its prompts changed"), std::string::npos)
+      << fourth.str();
+  auto read_at_2 = load_compare_config(file, {"eval.every=2", "compare.equal_steps=2"});
+  ASSERT_TRUE(read_at_2) << read_at_2.err().message;
+  std::ostringstream fifth;
+  EXPECT_EQ(run_compare(*read_at_2, *prompts, engines, nullptr, fifth).ran, 4u) << fifth.str();
+  auto read_at_40 = load_compare_config(file, {"eval.every=2", "compare.equal_steps=40"});
+  ASSERT_TRUE(read_at_40) << read_at_40.err().message;
+  std::ostringstream sixth;
+  EXPECT_EQ(run_compare(*read_at_40, *prompts, engines, nullptr, sixth).ran, 4u) << sixth.str();
+  EXPECT_NE(sixth.str().find("before step 40 (compare.equal_steps)"), std::string::npos)
+      << sixth.str();
 
   // The report's summary table shows compare.json's numbers.
   const std::string html = report_html(*c);

@@ -82,6 +82,40 @@ TEST(RunSummaryTest, ABrokenSetUpReasonAboveItsShareIsNamedAndABelowOneIsNot) {
   EXPECT_EQ(run_summary(in).find("warning"), std::string::npos);
 }
 
+// Issue 38: skipped non-finite updates, steps that drew nothing and a collapsed policy
+// are said at the end of a run, never left to metrics.jsonl alone.
+TEST(RunSummaryTest, NonFiniteStepsEmptyStepsAndACollapseAreWarned) {
+  run_summary_input in;
+  in.steps = steps(20);
+  for (auto& s : in.steps) {
+    s["samples"] = 40;
+    s["entropy"] = 0.8;
+    s["exits"] = {{"skipped", 0}};
+  }
+  EXPECT_EQ(run_summary(in).find("warning"), std::string::npos) << run_summary(in);
+  in.steps[3]["nonfinite"] = "loss";
+  in.steps[7]["nonfinite"] = "gradient norm";
+  in.steps[5]["samples"] = 0;
+  in.steps[5]["exits"]["skipped"] = 8;
+  auto text = run_summary(in);
+  EXPECT_NE(text.find("warning      2 of 20 steps had a non-finite loss or gradient"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("warning      1 of 20 steps drew no sample"), std::string::npos) << text;
+  EXPECT_EQ(text.find("collapsed"), std::string::npos) << text;
+  // The last tenth (2 steps): entropy near 0 and no reward.
+  for (size_t i = 18; i < 20; ++i) {
+    in.steps[i]["entropy"] = 0.001;
+    in.steps[i]["real_reward"] = 0.0;
+  }
+  text = run_summary(in);
+  EXPECT_NE(text.find("warning      the policy collapsed: over the last 2 steps its entropy "
+                      "is 0.0010"),
+            std::string::npos) << text;
+  // Reward left: not a collapse.
+  in.steps[19]["real_reward"] = 0.25;
+  EXPECT_EQ(run_summary(in).find("collapsed"), std::string::npos);
+}
+
 TEST(RunSummaryTest, DurationsReadNaturally) {
   EXPECT_EQ(duration_text(0.04), "0.0 s");
   EXPECT_EQ(duration_text(59.94), "59.9 s");

@@ -192,6 +192,32 @@ TEST(RunTasksTest, ItemsTooLongForTheModelNameTheDatasetFileAndLine) {
   std::filesystem::remove(path);
 }
 
+// Issue 38: a prompt the tokenizer cannot encode is refused naming the dataset's
+// FILE:LINE and the column it came from, and every such prompt is listed (it named only
+// the first, without its place).
+TEST(RunTasksTest, PromptsTheTokenizerCannotEncodeAreAllNamedByFileLineAndColumn) {
+  auto c = small_config();
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("adarl-run-tasks-charset-" + std::to_string(::getpid()) + ".jsonl");
+  {
+    std::ofstream f(path);
+    for (int i = 0; i < 6; ++i)
+      f << R"({"id": "q)" << i << R"(", "question": "w)" << (i == 2 || i == 5 ? "\u2603" : "")
+        << i << R"(", "answer": "a", "task": "general", "verifier": "general"})" << "\n";
+  }
+  c.tasks.dataset = path.string();
+  c.tasks.held_out = 0;
+  c.tasks.fields = {{"prompt", "question"}};
+  auto t = load_run_prompts(c);
+  ASSERT_FALSE(t);
+  const auto& m = t.err().message;
+  EXPECT_NE(m.find(path.string() + ":3: column \"question\" (mapped to prompt): task \"q2\""),
+            std::string::npos) << m;
+  EXPECT_NE(m.find(path.string() + ":6: column \"question\" (mapped to prompt): task \"q5\""),
+            std::string::npos) << m;
+  std::filesystem::remove(path);
+}
+
 TEST(RunTasksTest, SftCacheKeyFollowsWhatTheWarmStartDependsOn) {
   auto a = small_config(), b = small_config();
   const std::vector<task_item> items{{"q1", "1+1=", "2", "math", "math", "", 0}};

@@ -187,6 +187,36 @@ TEST(HfConfigTest, UnsupportedArchitecturesAreRefusedNamingTheKey) {
 namespace adarl {
 namespace {
 
+// Issue 38: sizes past any released decoder's are refused by key before anything is
+// allocated (num_hidden_layers 10^9 grew `model inspect` to 24 GB; hidden_size 10^9
+// and vocab_size 2^40 reached LibTorch's allocator).
+TEST(HfConfigTest, SizesBeyondAnyDecoderAreRefusedNamingTheKey) {
+  for (const auto& [key, value] :
+       std::vector<std::pair<std::string, int64_t>>{{"num_hidden_layers", 1000000000},
+                                                    {"hidden_size", 1000000000},
+                                                    {"vocab_size", int64_t{1} << 40},
+                                                    {"intermediate_size", int64_t{1} << 30},
+                                                    {"num_attention_heads", 1 << 20},
+                                                    {"max_position_embeddings", int64_t{1} << 40}}) {
+    auto j = qwen25_math();
+    j[key] = value;
+    const auto why = refusal(j);
+    EXPECT_NE(why.find("dir/config.json: " + key + ": expected at most"), std::string::npos)
+        << key << ": " << why;
+  }
+  auto j = qwen25_math();
+  j["head_dim"] = 1 << 14;
+  EXPECT_NE(refusal(j).find("head_dim: expected at most 4096"), std::string::npos) << refusal(j);
+  // Each size within its bound, the whole above the parameter bound.
+  j = qwen25_math();
+  j["hidden_size"] = 65536;
+  j["num_attention_heads"] = 512;
+  j["intermediate_size"] = 262144;
+  j["num_hidden_layers"] = 1000;
+  EXPECT_NE(refusal(j).find("parameters, above adarl's bound"), std::string::npos) << refusal(j);
+  EXPECT_EQ(refusal(qwen25_math()), "accepted");
+}
+
 TEST(HfConfigTest, ExpectedTensorsCountThePublishedParameters) {
   auto c = parse_hf_config(qwen25_math().dump(), "x");
   ASSERT_TRUE(c.ok());

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "base/atomic_file.hpp"
 #include "models/weights/checkpoint.hpp"
 #include "tokenizers/tokenizer.hpp"
 
@@ -44,7 +45,7 @@ TEST(CheckpointTest, RoundTripRestoresWeightsOptimizerAndStep) {
   policy_optimizer opt_a(a, {});
   train_one_step(a, opt_a);
   ASSERT_TRUE(save_checkpoint(dir.string(), a, &opt_a, {1, small(), "abcdef"}).ok());
-  EXPECT_FALSE(fs::exists(dir.string() + ".tmp"));
+  EXPECT_FALSE(fs::exists(staging_path(dir.string())));
 
   torch::manual_seed(4);
   transformer b(small());
@@ -135,6 +136,42 @@ TEST(CheckpointTest, TruncatedOrCorruptFilesAreErrorsAndModelUnchanged) {
   fs::remove_all(dir);
 }
 
+// Issue 38: weights damaged at the same size loaded silently (NaN losses, held-out 0);
+// meta.json's content hash of model.bin now refuses them, and verify_checkpoint (the SFT
+// cache's check) says so without loading.
+TEST(CheckpointTest, SameSizeDamageIsRefusedByTheContentHash) {
+  const auto dir = fresh_dir("same-size");
+  torch::manual_seed(5);
+  transformer a(small());
+  ASSERT_TRUE(save_checkpoint(dir.string(), a, nullptr, {0, small(), ""}).ok());
+  auto meta = verify_checkpoint(dir.string());
+  ASSERT_TRUE(meta.ok()) << meta.err().message;
+  EXPECT_EQ(meta->model_hash.size(), 32u);
+  const auto bin = dir / "model.bin";
+  const auto size = fs::file_size(bin);
+  {
+    std::fstream f(bin, std::ios::in | std::ios::out | std::ios::binary);
+    const auto at = std::streamoff(size - 5);
+    char ch = 0;
+    f.seekg(at);
+    f.get(ch);
+    f.seekp(at);
+    f.put(char(ch ^ 0x40));
+  }
+  ASSERT_EQ(fs::file_size(bin), size);
+  auto checked = verify_checkpoint(dir.string());
+  ASSERT_FALSE(checked.ok());
+  EXPECT_NE(checked.err().message.find("model.bin: damaged"), std::string::npos)
+      << checked.err().message;
+  transformer b(small());
+  const auto before = b->parameters()[0].clone();
+  auto r = load_checkpoint(dir.string(), b, nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.err().message.find("damaged"), std::string::npos) << r.err().message;
+  EXPECT_TRUE(torch::equal(b->parameters()[0], before));
+  fs::remove_all(dir);
+}
+
 // A disk that fills up (here: a file size limit, EFBIG once SIGXFSZ is ignored) while a
 // checkpoint is written: the error names the file and the reason, the checkpoint already
 // there is untouched and no half-written DIR.tmp stays.
@@ -156,10 +193,10 @@ TEST(CheckpointTest, AFailedWriteKeepsTheOldCheckpointAndLeavesNoTemporary) {
   auto r = save_checkpoint(dir.string(), a, &opt, {2, small(), "abcdef"});
   setrlimit(RLIMIT_FSIZE, &saved);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.err().message.find(dir.string() + ".tmp/model.bin"), std::string::npos)
+  EXPECT_NE(r.err().message.find(staging_path(dir.string()) + "/model.bin"), std::string::npos)
       << r.err().message;
   EXPECT_NE(r.err().message.find("File too large"), std::string::npos) << r.err().message;
-  EXPECT_FALSE(fs::exists(dir.string() + ".tmp"));
+  EXPECT_FALSE(fs::exists(staging_path(dir.string())));
   EXPECT_EQ(bytes_of(dir / "model.bin"), before);
   auto meta = read_checkpoint_meta(dir.string());
   ASSERT_TRUE(meta.ok()) << meta.err().message;

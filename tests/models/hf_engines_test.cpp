@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "formats/safetensors.hpp"
 #include "models/device.hpp"
@@ -144,6 +145,33 @@ TEST(HfEnginesTest, LearnerRefusesSamplesThatDoNotFit) {
   EXPECT_NE(make_hf_learner(bad).err().message.find("model.max_len"), std::string::npos);
   bad = learner_config(dir.file("nowhere"));
   EXPECT_FALSE(make_hf_learner(bad).ok());
+}
+
+// Issue 38: a config.json that does not describe the weights (here: more layers and a
+// wider model than the safetensors hold) is refused from the headers, naming the tensor,
+// before the model is allocated.
+TEST(HfEnginesTest, AConfigThatDoesNotDescribeTheWeightsIsRefusedBeforeAllocating) {
+  test::scratch_dir dir;
+  test::write_tiny_hf(dir.file("base"), bf16_spec());
+  const auto config_path = dir.file("base") + "/config.json";
+  nlohmann::json j;
+  {
+    std::ifstream in(config_path);
+    j = nlohmann::json::parse(in);
+  }
+  j["num_hidden_layers"] = j["num_hidden_layers"].get<int64_t>() + 1;
+  std::ofstream(config_path) << j.dump();
+  auto more_layers = make_hf_learner(learner_config(dir.file("base")));
+  ASSERT_FALSE(more_layers.ok());
+  EXPECT_NE(more_layers.err().message.find("is missing"), std::string::npos)
+      << more_layers.err().message;
+  j["num_hidden_layers"] = j["num_hidden_layers"].get<int64_t>() - 1;
+  j["intermediate_size"] = 64000;
+  std::ofstream(config_path) << j.dump();
+  auto wider = make_hf_learner(learner_config(dir.file("base")));
+  ASSERT_FALSE(wider.ok());
+  EXPECT_NE(wider.err().message.find("64000"), std::string::npos)
+      << wider.err().message;
 }
 
 TEST(HfEnginesTest, GeneratorTakesSnapshotsInProcessAndAsBytes) {

@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
+#include <limits>
 
 #include "models/decode/sampler.hpp"
 #include "models/weights/snapshot.hpp"
@@ -167,6 +169,37 @@ TEST(TorchLearnerTest, EmptyBatchReturnsZeroStatsAndCountsANoOpStep) {
   EXPECT_EQ(s->loss, 0.0);
   EXPECT_EQ(e->version(), 1u);  // the step counts, the weights stay
   EXPECT_TRUE(same_weights(before, e->snapshot()));
+}
+
+// Issue 38: a non-finite loss or gradient is never applied (Megatron-LM's NaN check):
+// the weights and Adam's moments stay, the step counts, and the stats say which
+// quantity it was. The next finite step trains as usual.
+TEST(TorchLearnerTest, ANonFiniteLossIsNotAppliedAndTheNextStepTrains) {
+  const auto cfg = tiny();
+  auto e = make(cfg);
+  const auto& mc = cfg.policy.model;
+  const auto before = e->snapshot();
+  auto nan_batch = ab_batch(before, mc);
+  nan_batch[0].advantage = std::numeric_limits<float>::quiet_NaN();
+  auto s = e->train(nan_batch);
+  ASSERT_TRUE(s.ok()) << s.err().message;
+  EXPECT_EQ(s->nonfinite, "loss");
+  EXPECT_EQ(e->version(), 1u);
+  EXPECT_TRUE(same_weights(before, e->snapshot()));
+  auto inf_batch = ab_batch(before, mc);
+  inf_batch[1].advantage = std::numeric_limits<float>::infinity();
+  s = e->train(inf_batch);
+  ASSERT_TRUE(s.ok()) << s.err().message;
+  EXPECT_FALSE(s->nonfinite.empty());
+  EXPECT_TRUE(same_weights(before, e->snapshot()));
+  s = e->train(ab_batch(e->snapshot(), mc));
+  ASSERT_TRUE(s.ok()) << s.err().message;
+  EXPECT_TRUE(s->nonfinite.empty());
+  EXPECT_TRUE(std::isfinite(s->grad_norm));
+  EXPECT_FALSE(same_weights(before, e->snapshot()));
+  const auto& after = dynamic_cast<const weight_snapshot&>(*e->snapshot());
+  for (const auto& [name, t] : after.params)
+    EXPECT_TRUE(torch::isfinite(t).all().item<bool>()) << name;
 }
 
 TEST(TorchLearnerTest, MalformedSampleIsAnErrorNamingIt) {

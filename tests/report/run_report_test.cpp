@@ -270,3 +270,40 @@ TEST(RunReportTest, ComparisonDataStillGetsTheComparisonPage) {
 
 }  // namespace
 }  // namespace adarl
+
+namespace adarl {
+namespace {
+
+// Issue 38: a torn last line is left out with a warning (it exited 0 without a word),
+// and steps whose updates were skipped as non-finite are counted in the verdict.
+TEST(RunReportTest, ATornLineIsWarnedAndNonFiniteStepsAreCounted) {
+  const std::string dir = ::testing::TempDir() + "adarl_run_report_torn";
+  testing_run::write_seq_run(dir);
+  auto clean = run_report_data(dir, {});
+  ASSERT_TRUE(clean) << clean.err().message;
+  EXPECT_FALSE(clean->contains("warnings"));
+  EXPECT_EQ(run_verdict(*clean).find("non-finite"), std::string::npos);
+  {
+    std::ofstream m(dir + "/metrics.jsonl");
+    for (int k = 0; k < 20; ++k) {
+      nlohmann::json s = testing_run::seq_step(k);
+      if (k == 4 || k == 9) s["nonfinite"] = "loss";
+      m << s.dump() << "\n";
+    }
+    m << "{\"step\": 20, \"real_rew";
+  }
+  auto data = run_report_data(dir, {});
+  ASSERT_TRUE(data) << data.err().message;
+  ASSERT_TRUE(data->contains("warnings"));
+  EXPECT_NE((*data)["warnings"][0].get<std::string>().find("metrics.jsonl:21: the last line "
+                                                            "is torn"),
+            std::string::npos)
+      << (*data)["warnings"].dump();
+  EXPECT_EQ((*data)["nonfinite_steps"], 2);
+  EXPECT_NE(run_verdict(*data).find("2 of its steps had a non-finite loss or gradient"),
+            std::string::npos)
+      << run_verdict(*data);
+}
+
+}  // namespace
+}  // namespace adarl

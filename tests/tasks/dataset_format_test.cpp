@@ -187,3 +187,29 @@ TEST(DatasetFormatTest, TheShippedExamplesLoadWithTheirMappingAndEveryReferenceI
 
 }  // namespace
 }  // namespace adarl
+
+namespace adarl {
+namespace {
+
+// Issue 38: a number answer keeps the text it was written with. Parsed to a double,
+// 18446744073709551616 became 1.8446744073709552e+19 (the right completion scored
+// wrong_value) and 1.0000000000000000001 became 1.0. The mapped answer column is read
+// as written, even when it is not called "answer".
+TEST(DatasetFormatTest, NumberAnswersKeepTheirSourceText) {
+  const dataset_format f{{{"prompt", "question"}, {"answer", "target"}}, "math", ""};
+  const auto items = load_text(
+      "{\"question\": \"2^64?\", \"target\": 18446744073709551616}\n"
+      "{\"question\": \"tiny\", \"target\": 1.0000000000000000001}\n"
+      "{\"question\": \"int\", \"target\": -42}\n"
+      "{\"question\": \"exp\", \"target\": 2.5e-3, \"other\": 0.1}\n",
+      f);
+  ASSERT_TRUE(items) << items.err().message;
+  ASSERT_EQ(items->size(), 4u);
+  EXPECT_EQ((*items)[0].answer, "18446744073709551616");
+  EXPECT_EQ((*items)[1].answer, "1.0000000000000000001");
+  EXPECT_EQ((*items)[2].answer, "-42");
+  EXPECT_EQ((*items)[3].answer, "2.5e-3");
+}
+
+}  // namespace
+}  // namespace adarl
