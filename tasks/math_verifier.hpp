@@ -36,7 +36,8 @@ struct math_verifier_config {
   /// candidate decides (an unparsable candidate is not passed on to the next method).
   /// The reference goes through the same methods except last_number (extract_reference).
   std::vector<extraction> order{extraction::boxed, extraction::hashes, extraction::answer_is,
-                                extraction::math_delimiters, extraction::last_number};
+                                extraction::math_delimiters, extraction::whole,
+                                extraction::last_number};
   math_mode mode = math_mode::symbolic;
   /// Relative tolerance of numeric comparisons, used only where a side is written with a
   /// decimal point and the other is irrational ("1.4142136" for \sqrt{2}, "3.14159" for
