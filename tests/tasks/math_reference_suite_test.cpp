@@ -49,6 +49,7 @@ TEST(MathReferenceSuiteTest, AgreesWithTheReferenceVerifier) {
     item.verifier = "math";
     const verdict got = v.verify(item, c.pred);
     const int rewarded = got.reward > 0.f ? 1 : 0;
+    const auto candidate = extract_first(c.pred, math_verifier_config{}.order);
     if (rewarded == c.expected) {
       ++agree;
       continue;
@@ -57,14 +58,14 @@ TEST(MathReferenceSuiteTest, AgreesWithTheReferenceVerifier) {
     std::cout << "  disagree math_reference_suite.jsonl:" << c.line << " (" << c.source
               << ") expected " << c.expected << ", got " << rewarded << " \"" << got.reason
               << "\": gold \"" << shortened(c.gold) << "\" pred \"" << shortened(c.pred)
-              << "\"\n";
+              << "\" (read \"" << shortened(std::string(candidate.value_or("-"))) << "\")\n";
   }
   const double share = static_cast<double>(agree) / static_cast<double>(suite.size());
   std::cout << "math reference suite: " << agree << "/" << suite.size() << " agree ("
             << 100.0 * share << "%), " << false_positives << " false positives, "
             << false_negatives << " false negatives\n";
   EXPECT_EQ(false_positives, 0u);
-  EXPECT_GE(share, 0.0);
+  EXPECT_GE(share, 0.91);  // 216 of 237 when this file was written (165 before)
 }
 
 }  // namespace
