@@ -157,9 +157,10 @@ verdict math_verifier::verify(const task_item& item, std::string_view completion
     // ("1000,99", "0,111") is read as such against a side written with a decimal point.
     std::optional<math_value> ref_value = gold;
     std::optional<math_value> got = gold ? parse_math_value(*candidate) : std::nullopt;
-    if (gold && decimal_places(reference) > 0) {
+    if (gold) {
       const std::string_view whole = with_comma_before(completion, *candidate);
-      if (!got || whole.size() != candidate->size()) got = parse_decimal_comma(whole);
+      if ((!got || whole.size() != candidate->size()) && decimal_places(reference) > 0)
+        got = parse_decimal_comma(whole);
     }
     if (!gold && decimal_places(*candidate) > 0 && (got = parse_math_value(*candidate)))
       ref_value = parse_decimal_comma(reference);
