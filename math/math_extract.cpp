@@ -314,7 +314,7 @@ std::optional<std::string_view> extract_answer_is(std::string_view s) {
   }
   const std::string_view answer = trim_blanks(s.substr(i, end - i));
   if (answer.empty()) return std::nullopt;
-  if (reads_as_prose(answer)) {
+  if (s[marker - 1] == ':' && reads_as_prose(answer)) {  // "Final Answer: The total is 42."
     if (auto inside = answer_in_sentence(answer)) return inside;
   }
   return answer;

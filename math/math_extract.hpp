@@ -31,7 +31,9 @@ enum class extraction {
 ///   answer is" and "Final Answer:"), skipping ':' and blanks and a few filler words
 ///   ("therefore", "thus"): a `$...$`, `\(...\)`, `\[...\]` or `\boxed{}` there whole,
 ///   else the text up to the end of the line or of the sentence (a '.' followed by a
-///   blank or the end, so "3.5" stays whole).
+///   blank or the end, so "3.5" stays whole). After "answer:", a sentence that reads as
+///   prose gives what follows its last word "is" (a math span there whole), else its last
+///   math span, else its last number ("Final Answer: The largest $n$ is 34." gives "34").
 /// - math_delimiters: the content of the last math span; `\$` is a dollar sign, not a
 ///   delimiter. A last `$...$` span that reads as prose (a word of three or more letters
 ///   outside commands and `\text{}`, as between two prices "$3 and then $") finds nothing.
