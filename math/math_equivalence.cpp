@@ -41,6 +41,7 @@ class comparer {
   const math_node& node(math_ref r) const { return ast(r).at(r.node); }
   math_ref kid(math_ref r, size_t k) const { return {r.side, node(r).kids[k]}; }
   bool is_variable(math_ref r) const { return node(r).kind == math_kind::symbol; }
+  bool is_name(math_ref r, int depth = 0) const;
   bool is_constant_ref(math_ref r) const { return is_constant(ast(r), r.node); }
 
   math_status compare(math_ref g, math_ref a);
@@ -80,6 +81,8 @@ math_status comparer::compare(math_ref g, math_ref a) {
       return regions(g, a, /*answer_may_be_relation=*/false);
     case math_kind::tuple:
       if (A.kind == math_kind::tuple) return in_order(g, a);
+      // "{1, 3}" for the pair (1, 3): its elements in the order written.
+      if (A.kind == math_kind::set && !A.kids.empty()) return in_order(g, a);
       if (A.kind == math_kind::interval || A.kind == math_kind::set_union)
         return regions(g, a, false);
       return math_status::different;
@@ -118,18 +121,36 @@ math_status comparer::collection(math_ref g, math_ref a) {
   return math_status::different;
 }
 
+// What names a quantity on the left of "name = value": a variable, and products,
+// quotients, absolute values and tuples of names ("x", "AB", "f(x)", "|AB|",
+// "\frac{NO}{BO}", "(p, q)"); never a number, sum or power ("a + 3z", "a^2").
+bool comparer::is_name(math_ref r, int depth) const {
+  if (depth > 8) return false;
+  const math_node& n = node(r);
+  switch (n.kind) {
+    case math_kind::symbol:
+      return true;
+    case math_kind::multiply:
+    case math_kind::divide:
+    case math_kind::tuple:
+      for (size_t k = 0; k < n.kids.size(); ++k) {
+        if (!is_name(kid(r, k), depth + 1)) return false;
+      }
+      return true;
+    case math_kind::function:
+      return n.text == "abs" && is_name(kid(r, 0), depth + 1);
+    default:
+      return false;
+  }
+}
+
 // "x = 3" -> 3, "(x, y) = (1, 2)" -> (1, 2), "2 + 3 = 5" -> 5, "x \in S" -> S.
 std::optional<math_ref> comparer::coerce(math_ref a) const {
   const math_node& A = node(a);
   if (A.text == "e") return kid(a, 1);
   if (A.text.find_first_not_of('=') != std::string::npos) return std::nullopt;
   const math_ref lhs = kid(a, 0);
-  bool names = is_variable(lhs) || is_constant_ref(lhs);
-  if (node(lhs).kind == math_kind::tuple) {
-    names = true;
-    for (size_t k = 0; k < node(lhs).kids.size(); ++k) names = names && is_variable(kid(lhs, k));
-  }
-  if (!names) return std::nullopt;
+  if (!is_name(lhs) && !is_constant_ref(lhs)) return std::nullopt;
   return kid(a, A.kids.size() - 1);
 }
 
@@ -138,9 +159,16 @@ math_status comparer::relation_reference(math_ref g, math_ref a) {
   const math_node& A = node(a);
   if (G.text == "e") return compare(kid(g, 1), a);
   if (G.text == "=") {
-    if (A.kind == math_kind::relation && A.text == "=")
+    if (A.kind == math_kind::relation && A.text == "=") {
+      // "D = (0, 1)" against "D = (0, 1)": a name given a value that is no scalar.
+      const bool shaped = !is_scalar(node(kid(g, 1)).kind) || !is_scalar(node(kid(a, 1)).kind);
+      if (shaped && is_name(kid(g, 0)) && is_name(kid(a, 0))) {
+        const math_status names = compare(kid(g, 0), kid(a, 0));
+        return names == math_status::equal ? compare(kid(g, 1), kid(a, 1)) : names;
+      }
       return engine_.same_equation(kid(g, 0), kid(g, 1), kid(a, 0), kid(a, 1));
-    if (is_variable(kid(g, 0)) && is_constant_ref(kid(g, 1))) return compare(kid(g, 1), a);
+    }
+    if (is_name(kid(g, 0)) && is_constant_ref(kid(g, 1))) return compare(kid(g, 1), a);
     if (is_variable(kid(g, 1)) && is_constant_ref(kid(g, 0))) return compare(kid(g, 0), a);
     return math_status::different;
   }

@@ -9,10 +9,13 @@ namespace adarl {
 
 /// Whether `answer` states what `reference` states. Text roots are compared by the
 /// caller (tasks/math_verifier.cpp); here:
-/// - an answer "x = v" (a variable, tuple of variables or constant on the left) or
+/// - an answer "x = v" (a name on the left: a variable, or products, quotients, absolute
+///   values and tuples of names such as "AB", "f(x)", "|AB|", "(p, q)"; or a constant) or
 ///   "x \in S" stands for v or S when the reference is not a relation;
 /// - scalars: math_scalar_engine::equal; a value with "\pm" is the set of its variants;
-/// - tuples and matrices: same shape, element by element, in order;
+/// - tuples and matrices: same shape, element by element, in order (a tuple reference
+///   also against a set written "{1, 3}", in the order written, as the reference
+///   verifier compares them);
 /// - sets and lists: the same elements in any order (as many on each side);
 /// - intervals and unions: the same pieces in any order, ends equal and each end open or
 ///   closed alike; "(a, b)" is an open interval against an interval or union;
@@ -21,7 +24,8 @@ namespace adarl {
 ///   variable written another way ("5 \le x"); an interval reference does not accept an
 ///   inequality;
 /// - a reference equation accepts an equivalent equation (math_scalar_engine::
-///   same_equation), and "x = c" with c constant accepts c.
+///   same_equation), "name = v" with v no scalar ("D = (0, 1)") the same name given an
+///   equal v, and "name = c" with c constant accepts c.
 /// Anything else is different. Blocks on the GiNaC mutex (see math_scalar_engine);
 /// bounded by settings.limits and settings.deadline.
 math_status compare_math_answers(const math_ast& reference, const math_ast& answer,

@@ -136,18 +136,54 @@ std::optional<std::string_view> box_argument(std::string_view s, size_t after) {
   return s.substr(i, end - i);
 }
 
-std::optional<std::string_view> extract_boxed(std::string_view s) {
+// Where the box command before `limit` starts (the later of "\boxed" and "\fbox"), and
+// its length; npos when there is none.
+std::pair<size_t, size_t> last_box_command(std::string_view s, size_t limit) {
   size_t best = std::string_view::npos;
   size_t length = 0;
+  const std::string_view head = s.substr(0, limit);
   for (std::string_view command : {std::string_view("\\boxed"), std::string_view("\\fbox")}) {
-    const size_t at = s.rfind(command);
+    const size_t at = head.rfind(command);
     if (at != std::string_view::npos && (best == std::string_view::npos || at > best)) {
       best = at;
       length = command.size();
     }
   }
+  return {best, length};
+}
+
+// Index just after the brace group of the box command at `at` (length `length`); npos
+// when its argument is not a closed brace group.
+size_t box_group_end(std::string_view s, size_t at, size_t length) {
+  size_t i = at + length;
+  while (i < s.size() && is_blank(s[i])) ++i;
+  if (i >= s.size() || s[i] != '{' || !group_at(s, i)) return std::string_view::npos;
+  const std::string_view content = *group_at(s, i);
+  // group_at trims the content: find the closing brace after it.
+  size_t close = static_cast<size_t>(content.data() - s.data()) + content.size();
+  while (close < s.size() && s[close] != '}') ++close;
+  return close + 1;
+}
+
+std::optional<std::string_view> extract_boxed(std::string_view s) {
+  const auto [best, length] = last_box_command(s, s.size());
   if (best == std::string_view::npos) return std::nullopt;
-  return box_argument(s, best + length);
+  const auto last = box_argument(s, best + length);
+  if (!last) return last;
+  // Earlier boxes that list the parts of the same answer.
+  size_t first = best;
+  for (int joined = 0; joined < 64; ++joined) {
+    const auto [at, len] = last_box_command(s, first);
+    if (at == std::string_view::npos) break;
+    const size_t end = box_group_end(s, at, len);
+    if (end == std::string_view::npos || end > first || !boxes_joinable(s.substr(end, first - end)))
+      break;
+    first = at;
+  }
+  if (first == best) return last;
+  const size_t stop = box_group_end(s, best, length);
+  if (stop == std::string_view::npos) return last;
+  return s.substr(first, stop - first);
 }
 
 std::optional<std::string_view> extract_hashes(std::string_view s) {
@@ -228,6 +264,37 @@ bool comma_before_words(std::string_view s, size_t at) {
          (end == s.size() || !is_alpha(s[end]));
 }
 
+// The last math span of `s`, and whether it was an inline "$...$" one.
+struct math_span {
+  std::optional<std::string_view> content;
+  bool inline_dollars = false;
+};
+
+math_span last_math_span(std::string_view s);
+
+// The answer inside a sentence after "Final Answer:" ("The largest $n$ is 34", "She
+// walked 7 miles in total"): what follows its last word "is" (a math span there whole),
+// else its last math span that is no prose, else its last number; nullopt when none.
+std::optional<std::string_view> answer_in_sentence(std::string_view sentence) {
+  for (size_t at = sentence.size(); at-- > 1;) {
+    if (!starts_with_nocase(sentence, at, "is") || !is_blank(sentence[at - 1]) ||
+        (at + 2 < sentence.size() && !is_blank(sentence[at + 2])))
+      continue;
+    const std::string_view rest = trim_blanks(sentence.substr(at + 2));
+    if (rest.empty()) break;
+    if (rest.starts_with("$") || rest.starts_with("\\(")) {
+      const math_span span = last_math_span(rest);
+      if (span.content && !reads_as_prose(*span.content)) return span.content;
+      break;
+    }
+    if (!reads_as_prose(rest)) return rest;
+    break;
+  }
+  const math_span span = last_math_span(sentence);
+  if (span.content && !reads_as_prose(*span.content)) return span.content;
+  return extract_last_number(sentence);
+}
+
 std::optional<std::string_view> extract_answer_is(std::string_view s) {
   const size_t marker = after_answer_marker(s);
   if (marker == std::string_view::npos) return std::nullopt;
@@ -247,14 +314,12 @@ std::optional<std::string_view> extract_answer_is(std::string_view s) {
   }
   const std::string_view answer = trim_blanks(s.substr(i, end - i));
   if (answer.empty()) return std::nullopt;
+  if (s[marker - 1] == ':' && reads_as_prose(answer)) {  // "Final Answer: The total is 42."
+    if (auto inside = answer_in_sentence(answer)) return inside;
+  }
   return answer;
 }
 
-// The last math span of `s`, and whether it was an inline "$...$" one.
-struct math_span {
-  std::optional<std::string_view> content;
-  bool inline_dollars = false;
-};
 
 math_span last_math_span(std::string_view s) {
   math_span last;
@@ -294,7 +359,8 @@ std::optional<std::string_view> extract_math_delimiters(std::string_view s) {
 // Commands whose brace argument is text (skipped by reads_as_prose).
 bool is_text_command(std::string_view name) {
   return name == "text" || name == "textbf" || name == "textrm" || name == "textit" ||
-         name == "mathrm" || name == "mbox" || name == "operatorname" || name == "mathbf";
+         name == "mathrm" || name == "mbox" || name == "operatorname" || name == "mathbf" ||
+         name == "textnormal" || name == "begin" || name == "end";
 }
 
 // Function names written without a backslash that are not prose.
@@ -308,7 +374,95 @@ bool is_function_word(std::string_view w) {
   return false;
 }
 
+// True when `s` holds a run of two or more letters outside command names that is no
+// function name ("so 1", "x is 2"; not "\\sin x", "2\\pi", "x_1").
+bool has_word(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    if (s[i] == '\\') {
+      ++i;
+      while (i < s.size() && is_alpha(s[i])) ++i;
+      continue;
+    }
+    if (!is_alpha(s[i])) {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    while (end < s.size() && is_alpha(s[end])) ++end;
+    const std::string_view w = s.substr(i, end - i);
+    if (w.size() >= 2 && !is_function_word(w) && w != "pi" && w != "ln") return true;
+    i = end;
+  }
+  return false;
+}
+
+// The completion itself when it is one math span or a short line of math.
+std::optional<std::string_view> extract_whole(std::string_view s) {
+  const std::string_view t = trim_blanks(s);
+  if (t.empty()) return std::nullopt;
+  for (const auto& [open, close] : {std::pair{std::string_view("$$"), std::string_view("$$")},
+                                    std::pair{std::string_view("\\("), std::string_view("\\)")},
+                                    std::pair{std::string_view("\\["), std::string_view("\\]")},
+                                    std::pair{std::string_view("$"), std::string_view("$")}}) {
+    if (t.size() <= open.size() + close.size() || !t.starts_with(open) || !t.ends_with(close))
+      continue;
+    const std::string_view inner = t.substr(open.size(), t.size() - open.size() - close.size());
+    if (inner.find(open) != std::string_view::npos || inner.find(close) != std::string_view::npos)
+      return std::nullopt;  // "$1$ or $2$": two spans
+    const std::string_view content = trim_blanks(inner);
+    if (content.empty()) return std::nullopt;
+    return content;
+  }
+  if (t.size() > 120 || t.find('\n') != std::string_view::npos) return std::nullopt;
+  if (t.find('$') != std::string_view::npos || t.find("\\(") != std::string_view::npos ||
+      t.find("\\boxed") != std::string_view::npos || t.find("\\fbox") != std::string_view::npos ||
+      t.find("####") != std::string_view::npos || has_word(t) ||
+      t.find("\\[") != std::string_view::npos || reads_as_prose(t))
+    return std::nullopt;
+  return t;
+}
+
 }  // namespace
+
+bool boxes_joinable(std::string_view gap) {
+  static constexpr std::array<std::string_view, 16> kStops = {
+      "so",      "thus", "then", "hence", "therefore", "but",    "not",    "is",
+      "instead", "wait", "final", "answer", "actually", "however", "correct", "wrong"};
+  if (gap.size() > 60) return false;
+  bool separator = false, only_blanks = true;
+  size_t words = 0, breaks = 0;
+  for (size_t i = 0; i < gap.size();) {
+    const char c = gap[i];
+    if (c == '\n') ++breaks;
+    if (!is_blank(c)) only_blanks = false;
+    if (c == ',' || c == ';') separator = true;
+    if (c == '\\') {  // a command name is no word ("\quad", "\text")
+      ++i;
+      while (i < gap.size() && is_alpha(gap[i])) ++i;
+      continue;
+    }
+    if (!is_alpha(c)) {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    while (end < gap.size() && is_alpha(gap[end])) ++end;
+    std::string_view word = gap.substr(i, end - i);
+    std::array<char, 16> low{};
+    if (word.size() <= low.size()) {
+      for (size_t k = 0; k < word.size(); ++k) low[k] = lower(word[k]);
+      word = std::string_view(low.data(), word.size());
+      if (word == "and" || word == "or") separator = true;
+      for (std::string_view stop : kStops) {
+        if (word == stop) return false;
+      }
+    }
+    ++words;
+    i = end;
+  }
+  if (breaks > 1) return false;
+  return only_blanks || (separator && words <= 4);
+}
 
 bool reads_as_prose(std::string_view s) {
   for (size_t i = 0; i < s.size();) {
@@ -352,6 +506,8 @@ std::optional<std::string_view> extract_math_answer(std::string_view completion,
       return extract_answer_is(completion);
     case extraction::math_delimiters:
       return extract_math_delimiters(completion);
+    case extraction::whole:
+      return extract_whole(completion);
   }
   return std::nullopt;
 }

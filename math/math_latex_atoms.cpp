@@ -191,7 +191,11 @@ uint32_t latex_reader::group() {
   ++i_;  // '{'
   const uint32_t first = sequence(/*top=*/false);
   uint32_t out = first;
-  if (eat_command("choose")) out = add(math_kind::binomial, {first, sequence(false)});
+  if (eat_command("choose")) {
+    out = add(math_kind::binomial, {first, sequence(false)});
+  } else if (ast_.at(first).kind == math_kind::list) {
+    out = add(math_kind::set, ast_.at(first).kids);  // "{1, 3}": a set written without "\{"
+  }
   expect('}');
   return out;
 }

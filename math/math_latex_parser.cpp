@@ -129,6 +129,10 @@ uint32_t latex_reader::sequence(bool top) {
   bool any_or = false;
   for (;;) {
     if (eat(',') || eat(';')) {
+      if (const auto sep = top ? separator_at() : std::nullopt) {  // "1, 2, and 3"
+        i_ += sep->first;
+        any_or = any_or || sep->second;
+      }
     } else if (const auto sep = top ? separator_at() : std::nullopt) {
       i_ += sep->first;
       any_or = any_or || sep->second;
@@ -143,11 +147,12 @@ uint32_t latex_reader::sequence(bool top) {
 }
 
 uint32_t latex_reader::relation() {
-  static constexpr std::array<std::pair<std::string_view, char>, 16> kOps = {{
+  static constexpr std::array<std::pair<std::string_view, char>, 18> kOps = {{
       {"\\leqslant", 'l'}, {"\\geqslant", 'g'}, {"\\leq", 'l'}, {"\\geq", 'g'},
       {"\\le", 'l'},       {"\\ge", 'g'},       {"\\neq", 'n'}, {"\\ne", 'n'},
       {"\\lt", '<'},       {"\\gt", '>'},       {"\\in", 'e'},  {"<=", 'l'},
-      {">=", 'g'},         {"=", '='},          {"<", '<'},     {">", '>'},
+      {">=", 'g'},         {"!=", 'n'},         {"\\approx", 'a'}, {"=", '='},
+      {"<", '<'},          {">", '>'},
   }};
   std::vector<uint32_t> kids{union_of()};
   std::string ops;
@@ -169,6 +174,38 @@ uint32_t latex_reader::relation() {
     if (kids.size() > lim_.max_elements) fail(math_parse_status::too_complex);
   }
   if (ops.empty()) return kids[0];
+  // "x = 1/3 \approx 0.33" states x = 1/3: what follows the first \approx after an equation
+  // goes; "x \approx 11" alone states x = 11.
+  if (const size_t approx = ops.find('a'); approx != std::string::npos) {
+    if (approx == 0) {
+      ops[0] = '=';
+      const size_t next = ops.find('a', 1);
+      if (next != std::string::npos) ops.resize(next);
+    } else {
+      ops.resize(approx);
+    }
+    kids.resize(ops.size() + 1);
+  }
+  // A chain of equations "x = 5 + 5 + 1 = 11" states its first and last sides: x = 11.
+  if (ops.size() >= 2 && ops.find_first_not_of('=') == std::string::npos) {
+    kids = {kids.front(), kids.back()};
+    ops.assign(1, '=');
+  }
+  // "-x > -1" is "x < 1": a negated variable against a constant moves the sign across.
+  if (ops.size() == 1 && ops[0] != 'e') {
+    for (int side = 0; side < 2; ++side) {
+      const math_node& n = ast_.at(kids[side]);
+      if (n.kind != math_kind::negate || ast_.at(n.kids[0]).kind != math_kind::symbol ||
+          !is_constant(ast_, kids[1 - side]))
+        continue;
+      const uint32_t variable = n.kids[0];
+      kids[1 - side] = add(math_kind::negate, {kids[1 - side]});
+      kids[side] = variable;
+      char& op = ops[0];
+      op = op == '<' ? '>' : op == '>' ? '<' : op == 'l' ? 'g' : op == 'g' ? 'l' : op;
+      break;
+    }
+  }
   return add(math_kind::relation, std::move(kids), std::move(ops));
 }
 
@@ -224,6 +261,14 @@ uint32_t latex_reader::term() {
       factors = {add(math_kind::divide, {left, signed_power()})};
     } else if (separator_at() || unit_tail(factors) || !starts_atom()) {
       break;
+    } else if (factors.size() == 1 && is_integer(factors[0]) && mixed_fraction_ahead()) {
+      ws();  // "4 4/9": a whole number, a blank and a fraction of whole numbers
+      const uint32_t num = number();
+      expect('/');
+      ws();
+      if (!is_digit(peek())) fail();
+      const uint32_t den = number();
+      factors[0] = add(math_kind::add, {factors[0], add(math_kind::divide, {num, den})});
     } else if (is_digit(peek()) || peek() == '.') {
       fail();  // "2 3" is not a product
     } else {
@@ -241,6 +286,24 @@ uint32_t latex_reader::term() {
   }
   if (factors.size() == 1) return factors[0];
   return add(math_kind::multiply, std::move(factors));
+}
+
+// At the cursor, after the digits of a whole number: a blank, digits, '/', digits and
+// then neither a digit, '.', '^' nor '/' ("4 4/9"; not "4 4/9.5", "(11) 4/9").
+bool latex_reader::mixed_fraction_ahead() const {
+  size_t k = i_;  // the cursor may already be past the blank
+  while (k > 0 && s_[k - 1] == ' ') --k;
+  size_t j = i_;
+  while (j < s_.size() && s_[j] == ' ') ++j;
+  if (k == 0 || !is_digit(s_[k - 1]) || j == k) return false;
+  while (j < s_.size() && s_[j] == ' ') ++j;
+  const size_t num = j;
+  while (j < s_.size() && is_digit(s_[j])) ++j;
+  if (j == num || j >= s_.size() || s_[j] != '/') return false;
+  const size_t den = ++j;
+  while (j < s_.size() && is_digit(s_[j])) ++j;
+  if (j == den) return false;
+  return j == s_.size() || (s_[j] != '.' && s_[j] != '^' && s_[j] != '/');
 }
 
 uint32_t latex_reader::signed_power() {
@@ -265,7 +328,9 @@ uint32_t latex_reader::power() {
 uint32_t latex_reader::postfix() {
   uint32_t a = atom();
   for (;;) {
-    if (eat('!')) {
+    ws();
+    if (peek() == '!' && peek(1) != '=') {
+      ++i_;
       a = add(math_kind::factorial, {a});
     } else if (peek() == '\'') {
       ++i_;

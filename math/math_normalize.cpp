@@ -1,6 +1,7 @@
 #include "math/math_normalize.hpp"
 
 #include <array>
+#include <optional>
 #include <utility>
 
 #include "base/text.hpp"
@@ -80,7 +81,8 @@ constexpr std::array<std::string_view, 21> kDropped = {
     "euro",   "pounds",   "textdollar"};
 constexpr std::array<std::string_view, 5> kSpacing = {"quad", "qquad", "enspace", "thinspace",
                                                        "medspace"};
-constexpr std::array<std::pair<std::string_view, std::string_view>, 15> kRespelled = {{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 17> kRespelled = {{
+    {"textnormal", "\\text"}, {"textup", "\\text"},
     {"degree", "\\circ "},
     {"dfrac", "\\frac"},   {"tfrac", "\\frac"},   {"cfrac", "\\frac"},  {"dbinom", "\\binom"},
     {"tbinom", "\\binom"}, {"lvert", "|"},        {"rvert", "|"},       {"vert", "|"},
@@ -208,10 +210,54 @@ void join_thousands(std::string& s) {
   }
 }
 
+// "\boxed{1} and \boxed{2}" (boxes found together, math_extract.hpp) as "1, 2"; nullopt
+// when `s` holds fewer than two boxes.
+std::optional<std::string> joined_boxes(std::string_view s) {
+  std::string out;
+  int boxes = 0;
+  for (size_t i = 0; i < s.size();) {
+    size_t length = 0;
+    if (s.substr(i).starts_with("\\boxed")) length = 6;
+    if (s.substr(i).starts_with("\\fbox")) length = 5;
+    if (length == 0) {
+      ++i;
+      continue;
+    }
+    size_t open = i + length;
+    while (open < s.size() && is_blank(s[open])) ++open;
+    const size_t end = open < s.size() && s[open] == '{' ? group_end(s, open)
+                                                           : std::string_view::npos;
+    if (end == std::string_view::npos) return std::nullopt;
+    if (boxes++ > 0) out += ", ";
+    out.append(s.substr(open + 1, end - open - 2));
+    i = end;
+  }
+  if (boxes < 2) return std::nullopt;
+  return out;
+}
+
+// ",\!" followed by blanks is a thousands separator ("11,\! 111"): the blanks go.
+std::string glue_thin_separators(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    out += s[i];
+    if (s[i] == ',' && s.substr(i + 1).starts_with("\\!")) {
+      i += 2;
+      while (i + 1 < s.size() && is_blank(s[i + 1])) ++i;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string normalize_math_answer(std::string_view answer) {
-  std::string s = rewrite(unwrap(answer));
+  std::string joined;
+  if (auto boxes = joined_boxes(answer)) joined = std::move(*boxes);
+  if (!joined.empty()) answer = joined;
+  const std::string glued = glue_thin_separators(unwrap(answer));
+  std::string s = rewrite(glued);
   erase_all(s, "{,}");
   // Degrees become one marker, "\circ" after the angle: the reader drops it, or turns it
   // into pi/180 inside a trigonometric function ("\cos 15^\circ").
@@ -228,8 +274,9 @@ std::string normalize_math_answer(std::string_view answer) {
   }
   join_thousands(collapsed);
   std::string_view t = trim_blanks(collapsed);
-  while (!t.empty() && (t.back() == '.' || t.back() == ',' || t.back() == ';' ||
-                        t.back() == ':')) {
+  // An ellipsis is no sentence punctuation: "1, 2, 3, ..." keeps it (and does not parse).
+  while (!t.empty() && !t.ends_with("..") &&
+         (t.back() == '.' || t.back() == ',' || t.back() == ';' || t.back() == ':')) {
     t.remove_suffix(1);
     t = trim_blanks(t);
   }

@@ -20,7 +20,10 @@ namespace adarl {
 /// - percent signs (`\%`, `%`) and currency signs (`\$`, `$`, €, £, ¥, ₹, `\euro`, `\pounds`);
 /// - thousands separators outside brackets: "1,000", "14{,}916", "1 000" (a group is
 ///   exactly three digits after one to three leading digits not starting with 0);
-/// - trailing '.', ',', ';', ':' and surplus blanks.
+/// - trailing '.', ',', ';', ':' (not an ellipsis "...") and surplus blanks;
+/// - boxes found together ("\boxed{1} and \boxed{2}", math_extract.hpp) as a list "1, 2";
+/// - ",\!" then blanks as a thousands separator ("11,\! 111" is 11111);
+/// - `\textnormal`, `\textup` as `\text`.
 /// Unit words after a number ("5 cm", "12 \text{ inches}") are left to the parser.
 /// Pure; O(answer length).
 std::string normalize_math_answer(std::string_view answer);

@@ -181,4 +181,47 @@ std::optional<math_value> parse_math_value(std::string_view text) {
   return value;
 }
 
+std::optional<math_value> parse_decimal_comma(std::string_view text) {
+  const std::string_view t = strip_decoration(text);
+  if (parse_math_value(t)) return std::nullopt;  // "1,000": thousands, not a decimal
+  const size_t comma = t.find(',');
+  if (comma == std::string_view::npos || t.find(',', comma + 1) != std::string_view::npos ||
+      comma + 1 >= t.size() || comma == 0 || !is_digit(t[comma - 1]) ||
+      !is_digit(t[comma + 1]) || t.size() > 48)
+    return std::nullopt;
+  for (size_t k = comma + 1; k < t.size(); ++k) {
+    if (!is_digit(t[k])) return std::nullopt;
+  }
+  char buffer[48];
+  for (size_t k = 0; k < t.size(); ++k) buffer[k] = k == comma ? '.' : t[k];
+  const std::string_view dotted(buffer, t.size());
+  if (dotted.find(',') != std::string_view::npos) return std::nullopt;
+  return parse_math_value(dotted);
+}
+
+std::size_t decimal_places(std::string_view text) {
+  const std::string_view t = strip_decoration(text);
+  const size_t point = t.rfind('.');
+  if (point == std::string_view::npos) return 0;
+  size_t k = point + 1;
+  while (k < t.size() && is_digit(t[k])) ++k;
+  return k - point - 1;
+}
+
+__extension__ typedef unsigned __int128 uint128;  // GCC and Clang; no warning under -Wpedantic
+
+bool equal_at_places(const math_value& a, const math_value& b, int places) {
+  if (places < 0 || places > 12) return a == b;
+  uint128 scale = 1;
+  for (int k = 0; k < places; ++k) scale *= 10;
+  // round(num * scale / den), half away from zero, on the magnitude.
+  const auto rounded = [&](const math_value& v) {
+    const uint128 twice = 2 * static_cast<uint128>(v.num) * scale;
+    return (twice + v.den) / (2 * static_cast<uint128>(v.den));
+  };
+  const uint128 ra = rounded(a), rb = rounded(b);
+  if (ra != rb) return false;
+  return ra == 0 || a.negative == b.negative;
+}
+
 }  // namespace adarl

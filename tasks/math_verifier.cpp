@@ -64,6 +64,26 @@ bool reads_as_solution(const read_side& side, std::string_view normalized,
   return words > max_words || (words >= 3 && digit_in(normalized));
 }
 
+constexpr bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+// The candidate with the digits and decimal comma just before it in the completion
+// ("2,74" where last_number found "74"), else the candidate itself.
+std::string_view with_comma_before(std::string_view completion, std::string_view candidate) {
+  if (candidate.data() < completion.data() ||
+      candidate.data() + candidate.size() > completion.data() + completion.size())
+    return candidate;
+  const size_t at = static_cast<size_t>(candidate.data() - completion.data());
+  if (at < 2 || completion[at - 1] != ',' || !is_digit(completion[at - 2])) return candidate;
+  size_t start = at - 1;
+  while (start > 0 && is_digit(completion[start - 1])) --start;
+  if (start > 0 && (completion[start - 1] == ',' || completion[start - 1] == '.' ||
+                    is_alpha(completion[start - 1])))
+    return candidate;  // "1,234,56": a broken grouping, not a decimal
+  return completion.substr(start, at + candidate.size() - start);
+}
+
 verdict reward() {
   return {1.f, ""};
 }
@@ -133,9 +153,27 @@ verdict math_verifier::verify(const task_item& item, std::string_view completion
       if (!got) return zero("unparsable");
       return *got == *gold ? reward() : zero("wrong_value");
     }
-    if (gold) {  // the fast path: two plain numbers, exact rationals, no allocation
-      if (const auto got = parse_math_value(*candidate))
-        return *got == *gold ? reward() : zero("wrong_value");
+    // The fast path: two plain numbers, exact rationals, no allocation. A decimal comma
+    // ("1000,99", "0,111") is read as such against a side written with a decimal point.
+    std::optional<math_value> ref_value = gold;
+    std::optional<math_value> got = gold ? parse_math_value(*candidate) : std::nullopt;
+    if (gold) {
+      const std::string_view whole = with_comma_before(completion, *candidate);
+      if ((!got || whole.size() != candidate->size()) && decimal_places(reference) > 0)
+        got = parse_decimal_comma(whole);
+    }
+    if (!gold && decimal_places(*candidate) > 0 && (got = parse_math_value(*candidate)))
+      ref_value = parse_decimal_comma(reference);
+    if (ref_value && got) {
+      if (*got == *ref_value) return reward();
+      // A fraction against a decimal of six or more places: equal at six places, as the
+      // reference verifier rounds ("\frac{1}{12}" and "0.0833333333333333").
+      const size_t ref_places = decimal_places(reference);
+      const size_t got_places = decimal_places(*candidate);
+      const bool rounded = (got_places >= 6 && ref_places == 0) ||
+                           (ref_places >= 6 && got_places == 0);
+      if (rounded && equal_at_places(*ref_value, *got, 6)) return reward();
+      return zero("wrong_value");
     }
     return verify_symbolic(reference, *candidate);
   } catch (...) {  // bad_alloc; nothing else is known to escape

@@ -4,7 +4,10 @@
 // equivalence. The pipeline of one verification:
 //   extraction (math/math_extract.hpp: \boxed{}, ####, "the answer is", $...$, last number)
 //   -> fast path: both sides plain numbers (math/math_number.hpp), compared as exact
-//      rationals without allocation or GiNaC (the built-in suite's case)
+//      rationals without allocation or GiNaC (the built-in suite's case); a decimal
+//      comma ("1000,99", "0,111") is read against a side written with a decimal point,
+//      and a decimal of six or more places against a fraction is equal when both round
+//      to the same six places (as the reference verifier, Math-Verify, compares them)
 //   -> normalisation (math/math_normalize.hpp) -> LaTeX reader (math/math_latex_parser.hpp)
 //   -> equivalence (math/math_equivalence.hpp) with GiNaC (math/math_scalar_engine.hpp).
 // Thread-safety: verify() is const and may run on many threads; GiNaC itself is not
@@ -36,11 +39,13 @@ struct math_verifier_config {
   /// candidate decides (an unparsable candidate is not passed on to the next method).
   /// The reference goes through the same methods except last_number (extract_reference).
   std::vector<extraction> order{extraction::boxed, extraction::hashes, extraction::answer_is,
-                                extraction::math_delimiters, extraction::last_number};
+                                extraction::math_delimiters, extraction::whole,
+                                extraction::last_number};
   math_mode mode = math_mode::symbolic;
   /// Relative tolerance of numeric comparisons, used only where a side is written with a
   /// decimal point and the other is irrational ("1.4142136" for \sqrt{2}, "3.14159" for
-  /// \pi); two rational values are always compared exactly.
+  /// \pi); two rational values are compared exactly, except a plain fraction against a
+  /// plain decimal of six or more places (the fast path: equal at six places).
   double relative_tolerance = 1e-6;
   math_limits limits{};
   /// A reference read as text with more words than this (or with a digit and three or

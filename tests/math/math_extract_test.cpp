@@ -65,6 +65,34 @@ TEST(MathExtractTest, DefaultOrderPrefersTheStrongestMarker) {
   EXPECT_EQ(extract_first("nothing", order), std::nullopt);
 }
 
+TEST(MathExtractTest, BoxesListingOneAnswerAreFoundTogether) {
+  EXPECT_EQ(found("so \\boxed{1} and \\boxed{2}.", extraction::boxed), "\\boxed{1} and \\boxed{2}");
+  EXPECT_EQ(found("\\boxed{1},\\boxed{2}", extraction::boxed), "\\boxed{1},\\boxed{2}");
+  EXPECT_EQ(found("\\boxed{1}\\boxed{2}", extraction::boxed), "\\boxed{1}\\boxed{2}");
+  EXPECT_EQ(found("\\boxed{20} so \\boxed{143}", extraction::boxed), "143");
+  EXPECT_EQ(found("$$\\boxed{20}$$ \\boxed{143}", extraction::boxed), "143");
+  EXPECT_EQ(found("\\boxed{1} no no no no no \\boxed{2}", extraction::boxed), "2");
+  EXPECT_TRUE(boxes_joinable(" \\quad \\text{and} \\quad "));
+  EXPECT_FALSE(boxes_joinable(", but "));
+}
+
+TEST(MathExtractTest, WholeCompletionWhenItIsOneAnswer) {
+  EXPECT_EQ(found("\\frac{10}{9}", extraction::whole), "\\frac{10}{9}");
+  EXPECT_EQ(found(" $odd$ ", extraction::whole), "odd");
+  EXPECT_EQ(found("1 000", extraction::whole), "1 000");
+  EXPECT_EQ(found("so 1", extraction::whole), std::nullopt);
+  EXPECT_EQ(found("$1$ or $2$", extraction::whole), std::nullopt);
+  EXPECT_EQ(found("\\boxed{ } so 7", extraction::whole), std::nullopt);
+  EXPECT_EQ(found("1\n2", extraction::whole), std::nullopt);
+}
+
+TEST(MathExtractTest, FinalAnswerSentenceGivesTheAnswerInIt) {
+  EXPECT_EQ(found("Final Answer: The largest $n$ is 34.", extraction::answer_is), "34");
+  EXPECT_EQ(found("Final Answer: The ratio is $\\frac{1}{2}$.", extraction::answer_is), "\\frac{1}{2}");
+  EXPECT_EQ(found("Final Answer: She walked 7 miles.", extraction::answer_is), "7");
+  EXPECT_EQ(found("Final Answer: Monday", extraction::answer_is), "Monday");
+}
+
 TEST(MathExtractTest, ReferenceIsTheWholeTextWithoutAMarker) {
   const std::vector<extraction> order{extraction::boxed, extraction::hashes,
                                       extraction::answer_is, extraction::last_number};

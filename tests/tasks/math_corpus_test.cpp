@@ -2,6 +2,11 @@
 // them (MATH, GSM8K, AIME, Minerva, OpenR1 styles, sometimes whole solutions) against
 // completions, each with the verdict the math verifier must give. Written for this test
 // (no dataset text copied). Prints the agreement; every line must agree.
+// tests/data/math_reference_kinds.jsonl, in the same format, holds our own cases of the
+// kinds the reference verifier (huggingface/Math-Verify) accepts and the corpus did not
+// cover (sets and intervals, free text, numbers, relations, matrices, units), with near
+// misses that must score 0; tests/tasks/math_reference_suite_test.cpp measures agreement
+// with the reference's own cases.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -22,8 +27,8 @@ struct corpus_line {
   float reward = 0.f;
 };
 
-std::vector<corpus_line> read_corpus() {
-  std::ifstream in(std::string(ADARL_TEST_DATA) + "/math_answers.jsonl");
+std::vector<corpus_line> read_corpus(const std::string& name = "math_answers.jsonl") {
+  std::ifstream in(std::string(ADARL_TEST_DATA) + "/" + name);
   std::vector<corpus_line> out;
   std::string text;
   for (uint32_t line = 1; std::getline(in, text); ++line) {
@@ -66,6 +71,24 @@ TEST(MathCorpusTest, EveryLineGetsItsExpectedVerdict) {
   // Both kinds must be well represented for agreement to mean anything.
   EXPECT_GE(positives, 120u);
   EXPECT_GE(corpus.size() - positives, 120u);
+}
+
+TEST(MathCorpusTest, ReferenceKindsGetTheirExpectedVerdicts) {
+  const auto cases = read_corpus("math_reference_kinds.jsonl");
+  ASSERT_GE(cases.size(), 50u) << "tests/data/math_reference_kinds.jsonl";
+  const math_verifier v;
+  size_t positives = 0;
+  for (const corpus_line& c : cases) {
+    const verdict got = v.verify(c.item, c.completion);
+    positives += c.reward > 0.f;
+    EXPECT_TRUE(got.reward == c.reward && got.reason == c.reason)
+        << "math_reference_kinds.jsonl:" << c.line << " (" << c.note << "): got " << got.reward
+        << " \"" << got.reason << "\", expected " << c.reward << " \"" << c.reason << "\"";
+    EXPECT_EQ(v.check_reference(c.item), "")
+        << "math_reference_kinds.jsonl:" << c.line << " (" << c.note << ")";
+  }
+  EXPECT_GE(positives, 25u);
+  EXPECT_GE(cases.size() - positives, 20u);  // near misses: no false positives
 }
 
 // Each reference of the corpus that expects a verdict other than bad_reference is one

@@ -35,7 +35,12 @@ TEST(MathVerifierTest, DecimalsAreExactRationals) {
   EXPECT_TRUE(equivalent("0.5", "\\frac{1}{2}"));
   EXPECT_TRUE(equivalent("2.50", "\\frac{5}{2}"));
   EXPECT_TRUE(different("0.3333", "\\frac{1}{3}"));
-  EXPECT_TRUE(different("0.33333333333", "1/3"));  // no tolerance between rationals
+  EXPECT_TRUE(different("0.33333", "1/3"));  // exact below six decimal places
+  // Six or more decimal places against a fraction: equal when both round to the same six
+  // places, as the reference verifier (Math-Verify) compares them.
+  EXPECT_TRUE(equivalent("0.33333333333", "1/3"));
+  EXPECT_TRUE(equivalent("0.0833333333333333", "\\frac{1}{12}"));
+  EXPECT_TRUE(different("0.666666", "\\frac{2}{3}"));
 }
 
 TEST(MathVerifierTest, ThousandsSeparatorsAreRemoved) {

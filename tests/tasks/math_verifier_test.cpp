@@ -123,7 +123,9 @@ TEST(MathVerifierTest, ExactRationalModeScoresEveryTableCase) {
 }
 
 // The default (symbolic) mode gives the same verdict on every table case but these,
-// where it reads more: braces, units, big and long exact numbers, lists, text answers.
+// where it reads more: braces, units, big and long exact numbers, lists, text answers, and a
+// decimal of six or more places against a fraction (equal at six places, as the reference
+// verifier rounds).
 TEST(MathVerifierTest, SymbolicModeDiffersFromExactRationalOnlyWhereItReadsMore) {
   const std::map<std::pair<std::string, std::string>, verify_case> changed = {
       {{"\\boxed{{12}}", "12"}, {"", "", 1, ""}},
@@ -136,6 +138,7 @@ TEST(MathVerifierTest, SymbolicModeDiffersFromExactRationalOnlyWhereItReadsMore)
       {{"#### 1234,567", "1234567"}, {"", "", 0, "wrong_value"}},
       {{"#### 18446744073709551616", "0"}, {"", "", 0, "wrong_value"}},
       {{"#### 42", "forty-two"}, {"", "", 0, "wrong_value"}},
+      {{"#### 0.3333333333", "1/3"}, {"", "", 1, ""}},
   };
   const math_verifier exact(math_verifier_config::exact_rational_only());
   const math_verifier symbolic;
