@@ -239,7 +239,7 @@ class sim_learner final : public learner_engine {
   }
 
   result<bool> save(const std::string& dir) override {
-    const fs::path final_dir(dir), tmp(dir + ".tmp");
+    const fs::path final_dir(dir), tmp(staging_path(dir));
     std::error_code ec;
     fs::remove_all(tmp, ec);
     if (!fs::create_directories(tmp, ec) && ec)

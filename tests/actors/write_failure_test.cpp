@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "actors/checkpoint_files.hpp"
+#include "base/atomic_file.hpp"
 #include "pipelines/pipeline.hpp"
 #include "tests/actors/actor_fixtures.hpp"
 
@@ -101,9 +102,10 @@ class full_disk_learner final : public learner_engine {
   uint64_t version() const override { return inner_->version(); }
   result<bool> save(const std::string& dir) override {
     if (good_-- > 0) return inner_->save(dir);
-    fs::create_directories(dir + ".tmp");
-    std::ofstream(dir + ".tmp/model.bin") << "half";
-    return error{dir + ".tmp/model.bin: cannot write: No space left on device"};
+    // The engines stage in staging_path(dir) (base/atomic_file.hpp), per process.
+    fs::create_directories(staging_path(dir));
+    std::ofstream(staging_path(dir) + "/model.bin") << "half";
+    return error{staging_path(dir) + "/model.bin: cannot write: No space left on device"};
   }
   result<bool> restore(const std::string& dir) override { return inner_->restore(dir); }
 
@@ -129,8 +131,8 @@ TEST(WriteFailureTest,
   ASSERT_FALSE(r) << "the run ended at version " << r->version << " with exit status 0";
   const auto& m = r.err().message;
   const std::string failed = out + "/checkpoints/step-000004";
-  EXPECT_EQ(m.rfind("learner: checkpoint " + failed + ": " + failed +
-                        ".partial.tmp/model.bin: cannot write: No space left on device",
+  EXPECT_EQ(m.rfind("learner: checkpoint " + failed + ": " + staging_path(failed + ".partial") +
+                        "/model.bin: cannot write: No space left on device",
                     0),
             0u)
       << m;

@@ -1,3 +1,4 @@
+#include "base/atomic_file.hpp"
 #include "engines/sim/sim_engines.hpp"
 
 #include <gtest/gtest.h>
@@ -315,7 +316,7 @@ TEST(SimEnginesTest, SaveAndRestoreRoundTripTheWholeState) {
   const auto dir = temp_dir("round_trip");
   ASSERT_TRUE(a->save(dir).ok());
   EXPECT_TRUE(fs::exists(fs::path(dir) / "sim_policy.txt"));
-  EXPECT_FALSE(fs::exists(dir + ".tmp"));
+  EXPECT_FALSE(fs::exists(staging_path(dir)));
   ASSERT_TRUE(a->save(dir).ok());  // Over an existing checkpoint.
 
   auto b = make_sim_learner(world);
