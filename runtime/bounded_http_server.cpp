@@ -31,9 +31,23 @@ class routes_server final : public httplib::Server {
  public:
   /// Reads one request from `s` and writes its answer (Connection: close); false when
   /// no request came (the stream ended or failed first).
-  bool answer(httplib::Stream& s) {
+  /// (A template only so that the call of the other cpp-httplib version is not compiled.)
+  template <class Stream>
+  bool answer(Stream& s) {
     bool closed = false;
-    return process_request(s, /*close_connection=*/true, closed, [](httplib::Request&) {});
+    const auto setup = [](httplib::Request&) {};
+    // cpp-httplib 0.11 (Debian 12) reads the peers' addresses from the stream; 0.18
+    // (Debian 13) takes them as arguments.
+    if constexpr (requires { process_request(s, true, closed, setup); }) {
+      return process_request(s, /*close_connection=*/true, closed, setup);
+    } else {
+      std::string remote_ip, local_ip;
+      int remote_port = 0, local_port = 0;
+      s.get_remote_ip_and_port(remote_ip, remote_port);
+      s.get_local_ip_and_port(local_ip, local_port);
+      return process_request(s, remote_ip, remote_port, local_ip, local_port,
+                             /*close_connection=*/true, closed, setup);
+    }
   }
 };
 

@@ -4,9 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
-#include <sstream>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -58,21 +56,10 @@ std::span<const std::byte> bytes_of(const torch::Tensor& t) {
   return {reinterpret_cast<const std::byte*>(t.data_ptr<float>()), size_t(t.numel()) * 4};
 }
 
-template <class Key>  // a template, so that only the branch of this LibTorch compiles
-Key key_for(c10::TensorImpl* impl) {
-  if constexpr (std::is_same_v<Key, std::string>) {
-    std::ostringstream out;
-    out << static_cast<const void*>(impl);
-    return out.str();
-  } else {
-    return impl;
-  }
-}
-
 }  // namespace
 
 adamw_state_key adamw_key_of(const torch::Tensor& p) {
-  return key_for<adamw_state_key>(p.unsafeGetTensorImpl());
+  return torch_compat::optimizer_state_key_of<adamw_state_key>(p.unsafeGetTensorImpl());
 }
 
 result<bool> policy_optimizer::save_state(const std::string& path) {

@@ -8,14 +8,13 @@
 #include "base/result.hpp"
 #include "engines/train_config.hpp"
 #include "models/arch/transformer.hpp"
+#include "models/torch_compat.hpp"
 
 namespace adarl {
 
-/// The key of AdamW's state map for a parameter: LibTorch 1.13 keys it by the
-/// parameter's TensorImpl address printed as a string (c10::guts::to_string, which 2.x no
-/// longer has), 2.x by the address itself.
-using adamw_state_key =
-    std::decay_t<decltype(std::declval<torch::optim::AdamW&>().state().begin()->first)>;
+/// The key of AdamW's state map for a parameter (it differs between LibTorch 1.13 and 2.x:
+/// models/torch_compat.hpp).
+using adamw_state_key = torch_compat::optimizer_state_key<torch::optim::AdamW>;
 adamw_state_key adamw_key_of(const torch::Tensor& p);
 
 /// AdamW over a model's parameters with warm-up and clipping. Not thread-safe.

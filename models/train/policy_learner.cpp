@@ -3,9 +3,6 @@
 // The replicated parts are in policy_learner_replicas.cpp.
 #include "models/train/policy_learner.hpp"
 
-#include <ATen/autocast_mode.h>
-#include <torch/version.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -18,36 +15,26 @@
 #include "models/train/loss.hpp"
 #include "models/arch/prompt_features.hpp"
 #include "models/arch/logprobs.hpp"
+#include "models/torch_compat.hpp"
 #include "models/weights/snapshot.hpp"
 
 namespace adarl {
 
 namespace {
 
-// bfloat16 autocast on CUDA while in scope (LibTorch 1.13 and 2.x spell it differently).
+// bfloat16 autocast on CUDA while in scope.
 class autocast_scope {
  public:
   explicit autocast_scope(bool on) : on_(on) {
-    if (on_) set(true);
+    if (on_) torch_compat::set_cuda_autocast_bf16(true);
   }
   ~autocast_scope() {
-    if (!on_) return;
-    set(false);
-    at::autocast::clear_cache();
+    if (on_) torch_compat::set_cuda_autocast_bf16(false);
   }
   autocast_scope(const autocast_scope&) = delete;
   autocast_scope& operator=(const autocast_scope&) = delete;
 
  private:
-  static void set(bool enabled) {
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
-    at::autocast::set_autocast_enabled(at::kCUDA, enabled);
-    at::autocast::set_autocast_dtype(at::kCUDA, at::kBFloat16);
-#else
-    at::autocast::set_enabled(enabled);
-    at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
-#endif
-  }
   bool on_;
 };
 

@@ -7,6 +7,8 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
+#include "models/torch_compat.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <map>
@@ -77,7 +79,7 @@ struct replica_group::impl {
   replica_join_watch watch;
   std::string host;
   c10::intrusive_ptr<c10d::Store> store;
-  c10::intrusive_ptr<c10d::ProcessGroup> group;
+  c10::intrusive_ptr<torch_compat::process_group> group;  ///< Gloo or NCCL.
   std::string backend = "gloo";
   uint64_t seq = 0;  ///< Rank 0: commands posted; others: commands taken.
 
@@ -108,6 +110,7 @@ c10::intrusive_ptr<c10d::Store> replica_group::impl::open_store(uint16_t port) {
   so.port = port;
   so.isServer = config.rank == 0;
   so.waitWorkers = false;
+  torch_compat::use_classic_tcp_store(so);
   so.timeout = ms(std::max(2.0, config.join_timeout));  // connecting takes whole seconds
   if (so.isServer) return c10::make_intrusive<c10d::TCPStore>(host, so);
   // Attempts of 2 s until join_timeout, so that a stop is seen between them.
