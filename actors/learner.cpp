@@ -249,6 +249,7 @@ void train_ready(self_ptr self) {
     rec.reduced_bytes = stats->reduced_bytes;
     rec.reduce_seconds = stats->reduce_seconds;
     rec.nonfinite = stats->nonfinite;
+    rec.updates = stats->updates;
     rec.wall_seconds = seconds_since(st.last_step);
     rec.elapsed_seconds = seconds_since(st.start);
     st.last_step = clock_type::now();

@@ -92,6 +92,7 @@ nlohmann::json step_json(const step_record& r, const metrics_totals& t,
   j["clip_fraction"] = r.clip_fraction;
   j["trained_samples"] = r.trained_samples;
   j["trained_tokens"] = r.trained_tokens;
+  j["updates"] = r.updates;  // optimizer updates applied in the step
   // Absent when no generator reported its load since the previous line (short steps).
   if (t.load_wall_seconds > 0) j["generator_busy"] = t.busy_seconds / t.load_wall_seconds;
   j["time_generation"] = s.generation_seconds;

@@ -63,11 +63,9 @@ bool est_strategy::top_up(prompt_slot slot, decisions& out) {
 }
 
 result_status est_strategy::on_result(const sample_result& r, decisions& out) {
-  if (r.slot >= prompts_.size()) return result_status::unknown_slot;
-  auto& p = prompts_[r.slot];
-  const auto status = p.pool.record(r.index, r.reward, r.tokens);
+  const auto status = record_result(prompts_, r, accepted_);
   if (status != result_status::accepted) return status;
-  ++accepted_;
+  auto& p = prompts_[r.slot];
   if (r.reward > config_.threshold) ++p.positives;
   if (!online_) {
     try_finish(r.slot, out);

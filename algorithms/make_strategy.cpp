@@ -1,5 +1,6 @@
 #include <memory>
 
+#include "algorithms/budget_strategy.hpp"
 #include "algorithms/est_strategy.hpp"
 #include "algorithms/seq_strategy.hpp"
 #include "algorithms/step_strategy.hpp"
@@ -15,6 +16,8 @@ std::unique_ptr<step_strategy> make_strategy(const strategy_config& config) {
       return std::make_unique<est_strategy>(config.est, /*online=*/false);
     case strategy_kind::ada_est_online:
       return std::make_unique<est_strategy>(config.est, /*online=*/true);
+    case strategy_kind::ada_budget:
+      return std::make_unique<budget_strategy>(config.budget);
     case strategy_kind::grpo:
     case strategy_kind::dr_grpo:
     case strategy_kind::dapo:

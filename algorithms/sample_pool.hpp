@@ -36,4 +36,16 @@ class sample_pool {
   uint64_t tokens_ = 0;
 };
 
+/// Records `r` in the pool of prompts[r.slot] (a strategy's per-prompt state with a
+/// `pool` member): unknown_slot past the prompts, else the pool's answer; an accepted
+/// result counts once in `accepted`. O(1).
+template <class State>
+result_status record_result(std::vector<State>& prompts, const sample_result& r,
+                            uint64_t& accepted) {
+  if (r.slot >= prompts.size()) return result_status::unknown_slot;
+  const auto status = prompts[r.slot].pool.record(r.index, r.reward, r.tokens);
+  if (status == result_status::accepted) ++accepted;
+  return status;
+}
+
 }  // namespace adarl

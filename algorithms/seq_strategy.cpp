@@ -16,9 +16,7 @@ void seq_strategy::start(std::span<const prompt_entry> prompts, decisions& out) 
   prompts_.clear();
   prompts_.reserve(prompts.size());
   active_ = 0;
-  wanted_ = 0;
-  const double extra = std::ceil(config_.skip_extra_factor * double(prompts.size()));
-  extra_left_ = config_.skip_below > 0 ? uint32_t(std::min(extra, 1e9)) : 0;
+  draws_.start(config_.skip_extra_factor, prompts.size(), config_.skip_below > 0);
   for (const auto& e : prompts) add(e, out);
   if (done()) out.step_done = true;
 }
@@ -38,7 +36,7 @@ void seq_strategy::add(const prompt_entry& e, decisions& out) {
   p.prior = e.prior;
   // Informed: a visit that will not show a signal is skipped, but a share `explore`
   // of such visits is drawn anyway (keyed by the visit: the same in every run).
-  const bool explored = double(e.visit_key >> 11) * 0x1p-53 < config_.explore;
+  const bool explored = explored_visit(e.visit_key, config_.explore);
   if (config_.skip_below > 0 && !explored && chance(p, config_.max_rounds) < config_.skip_below) {
     p.finished = true;
     finished_group g;
@@ -46,11 +44,7 @@ void seq_strategy::add(const prompt_entry& e, decisions& out) {
     g.prompt_id = p.id;
     g.exit = exit_kind::skipped;
     out.finished.push_back(std::move(g));
-    if (extra_left_ > 0) {
-      --extra_left_;
-      ++wanted_;
-      ++out.prompts_wanted;
-    }
+    draws_.skipped(out);
     return;
   }
   ++active_;
@@ -59,25 +53,16 @@ void seq_strategy::add(const prompt_entry& e, decisions& out) {
 }
 
 void seq_strategy::add_prompts(std::span<const prompt_entry> extra, decisions& out) {
-  if (wanted_ == 0) return;  // nothing asked for: a late call changes nothing
-  const uint32_t asked = wanted_;
-  wanted_ = 0;
-  const auto given = std::min<size_t>(extra.size(), asked);
-  for (size_t i = 0; i < given; ++i) add(extra[i], out);
-  if (given < asked) {  // the prompt source is exhausted for this step
-    extra_left_ = 0;
-    out.prompts_wanted -= std::min(out.prompts_wanted, wanted_);
-    wanted_ = 0;
-  }
+  const auto take = draws_.begin(extra.size());
+  for (size_t i = 0; i < take.given; ++i) add(extra[i], out);
+  draws_.done(take, out);
   if (done()) out.step_done = true;
 }
 
 result_status seq_strategy::on_result(const sample_result& r, decisions& out) {
-  if (r.slot >= prompts_.size()) return result_status::unknown_slot;
-  auto& p = prompts_[r.slot];
-  const auto status = p.pool.record(r.index, r.reward, r.tokens);
+  const auto status = record_result(prompts_, r, accepted_);
   if (status != result_status::accepted) return status;
-  ++accepted_;
+  auto& p = prompts_[r.slot];
   // The exit test runs only on whole rounds: a round is complete when every
   // requested sample is back, since the next round is requested only after that.
   if (p.pool.complete()) round_complete(r.slot, out);

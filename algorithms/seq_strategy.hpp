@@ -5,6 +5,7 @@
 
 #include "algorithms/sample_pool.hpp"
 #include "algorithms/step_strategy.hpp"
+#include "algorithms/visit_skips.hpp"
 
 namespace adarl {
 
@@ -23,7 +24,7 @@ class seq_strategy final : public step_strategy {
   result_status on_result(const sample_result& r, decisions& out) override;
   /// Replacements for skipped prompts (seq_config::skip_below), as DAPO's extra prompts.
   void add_prompts(std::span<const prompt_entry> extra, decisions& out) override;
-  bool done() const override { return active_ == 0 && wanted_ == 0; }
+  bool done() const override { return active_ == 0 && draws_.wanted() == 0; }
   uint64_t samples_accepted() const override { return accepted_; }
 
  private:
@@ -48,8 +49,7 @@ class seq_strategy final : public step_strategy {
   uint32_t k_neg_ = 0;
   std::vector<prompt_state> prompts_;
   uint32_t active_ = 0;  ///< Invariant: number of prompts with finished == false.
-  uint32_t wanted_ = 0;      ///< Replacements asked for and not yet given.
-  uint32_t extra_left_ = 0;  ///< Replacements that may still be asked for.
+  replacement_draws draws_;  ///< Replacements of skipped visits.
   uint64_t accepted_ = 0;
 };
 

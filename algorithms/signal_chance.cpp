@@ -26,4 +26,12 @@ double signal_chance(const beta_posterior& belief, uint32_t pos, uint32_t neg, u
   return std::clamp(total, 0.0, 1.0);
 }
 
+double mixed_chance(const beta_posterior& belief, uint32_t n) {
+  if (n < 2) return 0.0;
+  // P(all right) = B(a + n, b) / B(a, b), P(all wrong) = B(a, b + n) / B(a, b).
+  const double a = belief.a, b = belief.b, base = log_beta(a, b);
+  const double one_sided = std::exp(log_beta(a + n, b) - base) + std::exp(log_beta(a, b + n) - base);
+  return std::clamp(1.0 - one_sided, 0.0, 1.0);
+}
+
 }  // namespace adarl

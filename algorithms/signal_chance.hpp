@@ -16,4 +16,9 @@ namespace adarl {
 double signal_chance(const beta_posterior& belief, uint32_t pos, uint32_t neg, uint32_t more,
                      uint32_t need_pos, uint32_t need_neg);
 
+/// signal_chance(belief, 0, 0, n, 1, 1) in O(1): the chance that n fresh samples hold
+/// both a positive and a negative, 1 - P(all n right) - P(all n wrong) under
+/// p ~ Beta(a, b). 0 for n < 2. Pure.
+double mixed_chance(const beta_posterior& belief, uint32_t n);
+
 }  // namespace adarl

@@ -20,6 +20,8 @@ std::string_view strategy_name(strategy_kind k) {
       return "ada-est";
     case strategy_kind::ada_est_online:
       return "ada-est-online";
+    case strategy_kind::ada_budget:
+      return "ada-budget";
   }
   return "?";
 }
@@ -27,10 +29,34 @@ std::string_view strategy_name(strategy_kind k) {
 result<strategy_kind> parse_strategy_kind(std::string_view name) {
   for (auto k : {strategy_kind::grpo, strategy_kind::dr_grpo, strategy_kind::dapo,
                  strategy_kind::ada_seq, strategy_kind::ada_est,
-                 strategy_kind::ada_est_online})
+                 strategy_kind::ada_est_online, strategy_kind::ada_budget})
     if (strategy_name(k) == name) return k;
   return error{"unknown strategy \"" + std::string(name) +
-               "\" (known: grpo, dr-grpo, dapo, ada-seq, ada-est, ada-est-online)"};
+               "\" (known: grpo, dr-grpo, dapo, ada-seq, ada-est, ada-est-online, ada-budget)"};
+}
+
+std::string_view allocation_rule_name(allocation_rule r) {
+  switch (r) {
+    case allocation_rule::uniform:
+      return "uniform";
+    case allocation_rule::sqrt:
+      return "sqrt";
+    case allocation_rule::knapsack:
+      return "knapsack";
+  }
+  return "?";
+}
+
+result<allocation_rule> parse_allocation_rule(std::string_view name) {
+  for (auto r : {allocation_rule::uniform, allocation_rule::sqrt, allocation_rule::knapsack})
+    if (allocation_rule_name(r) == name) return r;
+  return error{"unknown allocation rule \"" + std::string(name) +
+               "\" (known: uniform, sqrt, knapsack)"};
+}
+
+uint64_t budget_config::step_budget(uint32_t prompts) const {
+  if (budget > 0) return budget;
+  return uint64_t(std::llround(std::clamp(samples_per_prompt, 0.0, 1e9) * prompts));
 }
 
 std::string_view exit_rule_name(exit_rule r) {
@@ -84,6 +110,8 @@ uint64_t max_samples_per_step(const strategy_config& c, uint32_t prompts) {
     case strategy_kind::dapo:
       return uint64_t(c.uniform.group_size) *
              (prompts + uint64_t(std::ceil(c.uniform.dapo_extra_factor * prompts)));
+    case strategy_kind::ada_budget:
+      return c.budget.step_budget(prompts);
     case strategy_kind::grpo:
     case strategy_kind::dr_grpo:
       break;
@@ -150,6 +178,43 @@ std::vector<config_issue> validate(const strategy_config& c) {
       check_threshold(out, u.threshold);
       break;
     }
+    case strategy_kind::ada_budget: {
+      const auto& b = c.budget;
+      check(out, b.n_min >= 2, "n_min", "expected an integer >= 2 (a group needs two samples)");
+      check(out, b.n_max >= b.n_min, "n_max", "expected n_max >= n_min");
+      check(out, b.n_max <= max_pool_samples, "n_max", "expected n_max <= " + most);
+      check(out, b.budget <= max_step_samples, "budget",
+            "expected at most " + std::to_string(max_step_samples) + " samples per step");
+      check(out, b.budget > 0 || (b.samples_per_prompt >= b.n_min &&
+                                  b.samples_per_prompt <= b.n_max),
+            "samples_per_prompt", "expected n_min <= samples_per_prompt <= n_max");
+      check(out, b.reserve > 0 && b.reserve < 1, "reserve",
+            "expected a share of the budget in (0, 1)");
+      check(out, b.reserve_wave >= 1 && b.reserve_wave <= b.n_max, "reserve_wave",
+            "expected an integer in [1, n_max]");
+      for (const auto& [key, v] : {std::pair<const char*, double>{"hard_below", b.hard_below},
+                                   {"hard_share", b.hard_share}, {"skip_below", b.skip_below},
+                                   {"explore", b.explore}})
+        check(out, v >= 0 && v <= 1, key, "expected a number in [0, 1]");
+      check(out, b.skip_extra_factor >= 0 && b.skip_extra_factor <= 100, "skip_extra_factor",
+            "expected a number in [0, 100]");
+      check_threshold(out, b.threshold);
+      check_objective(out, b.weight_objective);
+      break;
+    }
+  }
+  return out;
+}
+
+std::vector<config_issue> validate_for_step(const strategy_config& c, uint32_t prompts) {
+  std::vector<config_issue> out;
+  if (c.kind == strategy_kind::ada_budget) {
+    const auto& b = c.budget;
+    const uint64_t need = uint64_t(b.n_min) * prompts;
+    check(out, b.step_budget(prompts) >= need, b.budget > 0 ? "budget" : "samples_per_prompt",
+          "a step of " + std::to_string(prompts) + " prompts needs at least " +
+              std::to_string(need) + " samples (prompts x n_min); the budget is " +
+              std::to_string(b.step_budget(prompts)));
   }
   return out;
 }

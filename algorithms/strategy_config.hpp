@@ -19,9 +19,11 @@ enum class strategy_kind {
   ada_seq,         ///< Reinforce-Ada-Seq: rounds until the exit rule holds.
   ada_est,         ///< Reinforce-Ada-Est: allocate from p_hat once per step.
   ada_est_online,  ///< adarl's Est that re-plans the remaining budget per result.
+  ada_budget,      ///< Budget-first Reinforce-Ada: a hard per-step budget from the tracker's memory.
 };
 
-/// Config names: "grpo", "dr-grpo", "dapo", "ada-seq", "ada-est", "ada-est-online".
+/// Config names: "grpo", "dr-grpo", "dapo", "ada-seq", "ada-est", "ada-est-online",
+/// "ada-budget".
 std::string_view strategy_name(strategy_kind k);
 result<strategy_kind> parse_strategy_kind(std::string_view name);
 
@@ -83,6 +85,58 @@ struct est_config {
   uint32_t wave = 4;                ///< Online only: most requests in flight per prompt.
 };
 
+/// How the budget-first strategy spreads a step's first waves over its prompts.
+enum class allocation_rule {
+  uniform,   ///< The same n for every prompt (with skips: GRESO's rule).
+  sqrt,      ///< n ~ sqrt((1 - p) / p): the log objective's variance-optimal rule.
+  knapsack,  ///< Greedy on the gain in the chance of a mixed group, one sample at a time.
+};
+/// Config names: "uniform", "sqrt", "knapsack".
+std::string_view allocation_rule_name(allocation_rule r);
+result<allocation_rule> parse_allocation_rule(std::string_view name);
+
+/// Budget-first Reinforce-Ada (docs/algorithm.md "Budget-first Reinforce-Ada"): a hard
+/// budget per step, equal to a uniform baseline's, planned from the tracker's pass-rate
+/// posteriors. p below is a prompt's posterior mean at step start.
+struct budget_config {
+  /// Samples per step, never exceeded; 0 = samples_per_prompt * prompts (grpo-n4's step
+  /// with the default). Fewer than n_min * prompts is a config error.
+  uint32_t budget = 0;
+  double samples_per_prompt = 4.0;  ///< The budget per prompt when budget is 0.
+  uint32_t n_min = 2;               ///< Fewest samples a kept prompt's first wave gets.
+  uint32_t n_max = 16;              ///< Most samples one prompt draws, reserve included.
+  allocation_rule allocation = allocation_rule::sqrt;
+  /// Share of the budget held back from the first waves, in (0, 1): spent as results
+  /// arrive on prompts whose first wave came back one-sided (all right or all wrong).
+  double reserve = 0.25;
+  uint32_t reserve_wave = 2;        ///< Samples per top-up of a one-sided prompt.
+  /// Prompts with p below hard_below take at most hard_share of the first waves (a 1/p
+  /// rule would send nearly all of the budget to prompts that are never solved).
+  double hard_below = 0.05;
+  double hard_share = 0.25;
+  /// A visit whose chance of a mixed group with the budget's average n is below
+  /// skip_below is skipped, except with probability `explore`, and replaced by another
+  /// prompt (at most ceil(skip_extra_factor * prompts) per step); a one-sided prompt is
+  /// topped up only while its chance of turning mixed with the next top-up is at least
+  /// skip_below. 0 = no skips. 0.15: with the EMA estimator's defaults (lambda 0.9,
+  /// Beta(1, 1)) a prompt's evidence never passes 40 samples, and a prompt one-sided in
+  /// every visit then has a chance of about 0.09 to mix in 4 draws; 0.15 skips it after
+  /// about 8 one-sided visits of 4 in a row (0.05 would never skip it).
+  double skip_below = 0.15;
+  double explore = 0.1;
+  double skip_extra_factor = 2.0;
+  float threshold = 0.7f;           ///< A sample is positive when reward > threshold.
+  /// Divide the centred advantages by the pool's unbiased std (GRPO's), else r - mean.
+  bool std_norm = false;
+  /// Multiply the advantages by f'(p_pool), guarded at one success in the pool (the log
+  /// objective's 1/p); false trains every sample with weight 1.
+  bool grad_weight = false;
+  objective weight_objective;       ///< f for grad_weight (default log).
+
+  /// The step's budget for `prompts` prompts.
+  uint64_t step_budget(uint32_t prompts) const;
+};
+
 /// Uniform-group baselines (GRPO, Dr.GRPO) and DAPO's group parameters.
 struct uniform_config {
   uint32_t group_size = 4;      ///< n.
@@ -97,6 +151,7 @@ struct strategy_config {
   seq_config seq;
   est_config est;
   uniform_config uniform;
+  budget_config budget;
 };
 
 /// A rejected parameter: the config key (relative to the strategy section) and why.
@@ -118,5 +173,9 @@ uint64_t max_samples_per_step(const strategy_config& c, uint32_t prompts);
 /// Checks the parameters the chosen strategy uses, bounds included; returns every
 /// problem found (empty when valid). Pure; O(1).
 std::vector<config_issue> validate(const strategy_config& c);
+
+/// The checks that need the step's prompt count (ada-budget's budget against
+/// n_min * prompts); empty when valid. Pure; O(1).
+std::vector<config_issue> validate_for_step(const strategy_config& c, uint32_t prompts);
 
 }  // namespace adarl

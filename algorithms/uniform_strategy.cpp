@@ -48,11 +48,9 @@ void uniform_strategy::add_prompts(std::span<const prompt_entry> extra, decision
 }
 
 result_status uniform_strategy::on_result(const sample_result& r, decisions& out) {
-  if (r.slot >= prompts_.size()) return result_status::unknown_slot;
-  auto& p = prompts_[r.slot];
-  const auto status = p.pool.record(r.index, r.reward, r.tokens);
+  const auto status = record_result(prompts_, r, accepted_);
   if (status != result_status::accepted) return status;
-  ++accepted_;
+  auto& p = prompts_[r.slot];
   if (!p.pool.complete()) return status;
   --active_;
   auto g = make_group(r.slot);

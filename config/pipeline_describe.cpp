@@ -30,6 +30,17 @@ std::string describe_strategy(const strategy_config& s) {
              (s.est.budget ? text(s.est.budget) + " samples per step"
                            : text(s.est.samples_per_prompt) + " samples per prompt") +
              ", " + text(s.est.n_min) + ".." + text(s.est.n_max) + " each)";
+    case strategy_kind::ada_budget:
+      return out + " (" +
+             (s.budget.budget ? text(s.budget.budget) + " samples per step"
+                              : text(s.budget.samples_per_prompt) + " samples per prompt") +
+             " at most, " + std::string(allocation_rule_name(s.budget.allocation)) + " " +
+             text(s.budget.n_min) + ".." + text(s.budget.n_max) + " each, reserve " +
+             text(s.budget.reserve) +
+             (s.budget.skip_below > 0 ? ", visits skipped below " + text(s.budget.skip_below) +
+                                            " (explore " + text(s.budget.explore) + ")"
+                                      : std::string()) +
+             ")";
     case strategy_kind::dapo:
       return out + " (n " + text(s.uniform.group_size) + ", up to " +
              text(s.uniform.dapo_extra_factor) + "x extra prompts)";
@@ -76,6 +87,9 @@ std::string describe(const pipeline_config& c) {
               ? std::string(", ")
               : " (fallback for remote workers at " + a.remote_verifiers.bind + "), ") +
          "learner micro-batch " + text(c.learner.micro_batch) +
+         (c.learner.updates_per_step > 1
+              ? ", " + text(c.learner.updates_per_step) + " updates per step"
+              : std::string()) +
          (c.learner.device.empty() ? std::string() : " on " + c.learner.device) +
          (c.learner.replicas.replicas > 1
               ? " x " + text(c.learner.replicas.replicas) + " replicas (store " +

@@ -280,6 +280,9 @@ void read_tracker(config_map m, pipeline_config& c) {
     expect(m, "prompts_per_step", false,
            "at most tasks.train (" + std::to_string(c.tasks.train) + ")",
            t.prompts_per_step);
+  if (validate(t.strategy).empty())
+    for (const auto& issue : validate_for_step(t.strategy, t.prompts_per_step))
+      m.fail("prompts_per_step", "strategy." + issue.key + ": " + issue.message);
   if (validate(t.strategy).empty() &&
       max_samples_per_step(t.strategy, t.prompts_per_step) > max_step_samples)
     m.fail("prompts_per_step",
@@ -415,6 +418,7 @@ void read_learner(config_map m, learner_section& l) {
   m.get("dual_clip", s.dual_clip, 1, 1e6);
   expect(m, "dual_clip", s.dual_clip > 1, "a number > 1", s.dual_clip);
   m.get("micro_batch", l.micro_batch, 1, max_capacity);
+  m.get("updates_per_step", l.updates_per_step, 1, 1024);
   m.get("checkpoint_every", l.checkpoint_every, 0, max_steps);
   m.get("autocast_bf16", l.autocast_bf16);
   read_replicas(m, l);

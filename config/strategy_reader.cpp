@@ -65,6 +65,26 @@ strategy_config read_strategy(config_map& m, strategy_config c) {
       if (c.kind == strategy_kind::ada_est_online) m.get("wave", e.wave);
       break;
     }
+    case strategy_kind::ada_budget: {
+      auto& b = c.budget;
+      m.get("budget", b.budget);
+      m.get("samples_per_prompt", b.samples_per_prompt);
+      m.get("n_min", b.n_min);
+      m.get("n_max", b.n_max);
+      read_enum(m, "allocation", b.allocation, &parse_allocation_rule, &allocation_rule_name);
+      m.get("reserve", b.reserve);
+      m.get("reserve_wave", b.reserve_wave);
+      m.get("hard_below", b.hard_below);
+      m.get("hard_share", b.hard_share);
+      m.get("skip_below", b.skip_below);
+      m.get("explore", b.explore);
+      m.get("skip_extra_factor", b.skip_extra_factor);
+      m.get("threshold", b.threshold);
+      m.get("std_norm", b.std_norm);
+      m.get("grad_weight", b.grad_weight);
+      read_objective(m, b.weight_objective);
+      break;
+    }
     case strategy_kind::grpo:
     case strategy_kind::dr_grpo:
     case strategy_kind::dapo: {

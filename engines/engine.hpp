@@ -106,6 +106,10 @@ struct train_stats {
   double mean_ratio = 1;
   uint64_t samples = 0;
   uint64_t tokens = 0;        ///< Completion tokens trained on.
+  /// Optimizer updates applied in the step (learner.updates_per_step mini-batches, fewer
+  /// when the batch has fewer samples; 0 for an empty or non-finite step). loss,
+  /// grad_norm, clip_fraction and mean_ratio are then means over the updates.
+  uint32_t updates = 0;
   /// Replicated learners (models/train/replica_group.hpp): gradient bytes all-reduced by this
   /// rank in the step, and the seconds its collectives took (0 with one learner).
   uint64_t reduced_bytes = 0;
@@ -125,8 +129,9 @@ using prompt_features_ptr = std::shared_ptr<const prompt_features>;
 class learner_engine {
  public:
   virtual ~learner_engine() = default;
-  /// One optimizer step on a whole step's batch (micro-batched inside as configured);
-  /// the token-mean runs over the whole batch. An empty batch changes nothing.
+  /// A whole step's batch: one optimizer update per mini-batch (learner.updates_per_step
+  /// contiguous parts of the batch, 1 by default), each micro-batched inside as
+  /// configured with the token-mean over its mini-batch. An empty batch changes nothing.
   virtual result<train_stats> train(const std::vector<train_sample>& batch) = 0;
   /// The current weights, tagged with version(). O(parameters).
   virtual weights_ptr snapshot() = 0;

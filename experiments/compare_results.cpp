@@ -47,6 +47,7 @@ std::optional<double> opt_of(const json& j) {
 struct axis_point {
   double steps = 0, samples = 0, tokens = 0, seconds = 0;
   double y = 0;
+  double updates = 0;  ///< Optimizer updates to this point (not an axis).
   double x(size_t axis) const {
     const double v[] = {steps, samples, tokens, seconds};
     return v[axis];
@@ -94,7 +95,22 @@ struct step_tally {
   /// advantages), over the steps to the equal-steps reading (every step without one).
   double zero_sum = 0;
   size_t zero_steps = 0;
+  /// Learner and pipeline diagnostics: sums over the steps of each key of
+  /// diagnostic_keys (mean_<key> in compare.json), and the steps that had it.
+  std::map<std::string, std::pair<double, size_t>> diagnostics;
 };
+
+/// The per-step numbers kept with a run's results, so that a difference can be explained
+/// from the record: their means over the run's steps.
+constexpr const char* diagnostic_keys[] = {"grad_norm", "clip_fraction", "entropy", "lag_mean",
+                                           "updates"};
+
+/// The line's optimizer updates: its "updates", or 1 for a line written before the
+/// field whose step trained samples.
+double updates_of(const json& l) {
+  if (l.contains("updates")) return number(l, "updates");
+  return number(l, "trained_samples") > 0 && !l.contains("nonfinite") ? 1.0 : 0.0;
+}
 
 /// Samples of the line's fallback groups: exact where the line counts samples per exit;
 /// older lines give an upper bound (every fallback prompt at the step's largest pool).
@@ -123,7 +139,9 @@ void add_pass_rate_bins(const json& l, step_tally& t) {
 step_tally tally_steps(const std::vector<json>& steps, const compare_settings& s) {
   step_tally t;
   std::vector<double> rewards;
+  double updates = 0;
   for (const auto& l : steps) {
+    updates += updates_of(l);
     const double cs = number(l, "cumulative_samples"), ct = number(l, "cumulative_tokens");
     const double v = number(l, "policy_version"), el = number(l, "elapsed");
     t.rows.push_back({{"step", number(l, "step")},
@@ -133,7 +151,7 @@ step_tally tally_steps(const std::vector<json>& steps, const compare_settings& s
                       {"real_reward", number(l, "real_reward")},
                       {"zero_gradient_fraction", number(l, "zero_gradient_fraction")},
                       {"samples_per_prompt_mean", number(l, "samples_per_prompt_mean")}});
-    t.at_version[uint64_t(v)] = {v, cs, ct, el};
+    t.at_version[uint64_t(v)] = {v, cs, ct, el, 0, updates};
     if (!s.equal_steps || v <= double(s.equal_steps)) {
       t.zero_sum += number(l, "zero_gradient_fraction");
       ++t.zero_steps;
@@ -141,6 +159,12 @@ step_tally tally_steps(const std::vector<json>& steps, const compare_settings& s
     rewards.push_back(number(l, "real_reward"));
     t.reward_at.push_back({v, cs, ct, el});
     t.fallback_samples += fallback_samples_of(l);
+    for (const char* key : diagnostic_keys)
+      if (auto x = l.find(key); x != l.end() && x->is_number()) {
+        auto& [sum, count] = t.diagnostics[key];
+        sum += x->get<double>();
+        ++count;
+      }
     add_pass_rate_bins(l, t);
   }
   const auto smoothed = moving_average(rewards, s.smooth);
@@ -175,17 +199,24 @@ std::vector<axis_point> accuracy_points(const std::vector<json>& evals, const st
 void add_readings(const std::vector<axis_point>& acc_at, double trained,
                   const compare_settings& s, json& run) {
   // Equal steps: the last evaluation at or before the step cap, if the run got there.
-  std::optional<double> at_steps, at_samples;
+  std::optional<double> at_steps, at_samples, updates_at_steps, updates_at_samples;
   if (s.equal_steps && trained >= double(s.equal_steps))
     for (const auto& p : acc_at)
-      if (p.steps <= double(s.equal_steps)) at_steps = p.y;
+      if (p.steps <= double(s.equal_steps)) {
+        at_steps = p.y;
+        updates_at_steps = p.updates;
+      }
   for (const auto& p : acc_at)
     if (p.samples >= double(s.sample_budget)) {
       at_samples = p.y;
+      updates_at_samples = p.updates;
       break;
     }
   run["heldout_at_steps"] = opt(at_steps);
   run["heldout_at_samples"] = opt(at_samples);
+  // The optimizer updates each reading stands on (learner.updates_per_step).
+  run["updates_at_steps"] = opt(updates_at_steps);
+  run["updates_at_samples"] = opt(updates_at_samples);
   run["auc_steps"] =
       opt(s.equal_steps ? mean_under_curve(curve_on(acc_at, 0), double(s.equal_steps))
                         : std::nullopt);
@@ -232,6 +263,8 @@ result<json> collect_run(const std::string& dir, const compare_settings& s) {
   run["zero_gradient_share"] =
       t.zero_steps ? json(t.zero_sum / double(t.zero_steps)) : json(nullptr);
   run["seconds"] = last_number("elapsed");
+  run["seconds_per_step"] = steps->empty() ? json(nullptr)
+                                           : json(last_number("elapsed") / double(steps->size()));
   const json& last = evals->back();
   run["final_version"] = number(last, "version");
   run["final_accuracy"] = number(last, greedy ? "greedy" : "sampled");
@@ -240,6 +273,13 @@ result<json> collect_run(const std::string& dir, const compare_settings& s) {
   run["base_version"] = number(evals->front(), "version");
   run["pass_rate_bins"] = {{"prompts", t.bin_prompts}, {"samples", t.bin_samples}};
   run["cumulative_samples"] = total;
+  for (const char* key : diagnostic_keys) {
+    const auto it = t.diagnostics.find(key);
+    run[std::string("mean_") + key] =
+        it == t.diagnostics.end() || it->second.second == 0
+            ? json(nullptr)
+            : json(it->second.first / double(it->second.second));
+  }
   run["steps_trained"] = steps->size();
   return run;
 }
@@ -342,7 +382,10 @@ result<json> collect_compare(const compare_settings& s, const std::vector<std::s
             opt(speedup(reach_of(baseline_runs, key), mine));
       }
     for (const char* key : {"heldout_at_steps", "heldout_at_samples", "auc_steps",
-                            "auc_samples", "fallback_share", "zero_gradient_share", "seconds"}) {
+                            "auc_samples", "fallback_share", "zero_gradient_share", "seconds",
+                            "updates_at_steps", "updates_at_samples", "seconds_per_step",
+                            "mean_grad_norm", "mean_clip_fraction", "mean_entropy",
+                            "mean_lag_mean", "mean_updates"}) {
       std::vector<double> v;
       for (const auto& r : rs)
         if (auto x = opt_of(r[key])) v.push_back(*x);

@@ -27,7 +27,12 @@ namespace adarl {
 /// largest pool, which without round caps they all drew), the mean share of a step's
 /// prompts without learning signal over the steps to equal_steps (every step without
 /// it; `zero_gradient_share`, from zero_gradient_fraction), final accuracy and the
-/// per-prompt final accuracy ("prompt_final"), samples by estimated pass rate. A missing
+/// per-prompt final accuracy ("prompt_final"), samples by estimated pass rate, the
+/// optimizer updates behind each reading (`updates_at_steps`, `updates_at_samples`:
+/// metrics.jsonl's "updates", 1 per trained step in lines without it) and the mean
+/// wall-clock seconds per step (`seconds_per_step`), and the means over its steps of
+/// grad_norm, clip_fraction, entropy, lag_mean and updates (`mean_<key>`; null when no
+/// line has the key). A missing
 /// or malformed file is an error naming it (and the line); a torn last line (a run still
 /// writing, or stopped while writing) is left out (read_json_lines).
 result<nlohmann::json> collect_run(const std::string& dir, const compare_settings& s);

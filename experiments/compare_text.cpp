@@ -52,32 +52,36 @@ std::string compare_table(const json& c) {
   if (c.contains("equal_steps") && c["equal_steps"].is_number()) {
     out += "equal steps (" + num(c["equal_steps"], "%.0f") + "), held-out vs " +
            c.value("baseline", std::string("?")) + " paired over seeds (mean [95% CI])\n";
-    std::snprintf(line, sizeof line, "%-18s %-24s %-26s %-24s %-18s %-22s %-22s %-10s\n",
+    std::snprintf(line, sizeof line, "%-18s %-24s %-26s %-24s %-18s %-22s %-22s %-10s %-8s\n",
                   "strategy", "held-out at step", "paired diff", "steps to ref (fraction)",
-                  "wall-clock there", "steps to held-out", "steps to reward", "seconds");
+                  "wall-clock there", "steps to held-out", "steps to reward", "seconds",
+                  "s/step");
     out += line;
     for (const auto& st : strategies) {
       const json& s = st["summary"];
-      std::snprintf(line, sizeof line, "%-18s %-24s %-26s %-24s %-18s %-22s %-22s %-10s\n",
+      std::snprintf(line, sizeof line, "%-18s %-24s %-26s %-24s %-18s %-22s %-22s %-10s %-8s\n",
                     st.value("name", "?").c_str(), stat_text(s["heldout_at_steps"], "%.3f").c_str(),
                     paired_text(s["paired_heldout_at_steps"]).c_str(),
                     reach_text(s["reach_reference_fraction"], "%.2f").c_str(),
                     stat_text(s["reach_reference_seconds_ratio"], "%.2fx").c_str(),
                     reach_text(s["steps_to_heldout"]).c_str(),
                     reach_text(s["steps_to_reward"]).c_str(),
-                    num(s["seconds"]["median"], "%.0f").c_str());
+                    num(s["seconds"]["median"], "%.0f").c_str(),
+                    s.contains("seconds_per_step")
+                        ? num(s["seconds_per_step"]["median"], "%.2f").c_str()
+                        : "-");
       out += line;
     }
     out += "\n";
   }
   out += "equal samples (" + num(c["budget_samples"], "%.0f") + ")\n";
-  std::snprintf(line, sizeof line, "%-18s %-30s %-6s %-30s %-6s %-22s %-26s %-8s\n", "strategy",
-                "samples to held-out target", "ratio", "samples to reward target", "ratio",
-                "final held-out acc", "paired diff at budget", "fallback");
+  std::snprintf(line, sizeof line, "%-18s %-30s %-6s %-30s %-6s %-22s %-26s %-8s %-8s\n",
+                "strategy", "samples to held-out target", "ratio", "samples to reward target",
+                "ratio", "final held-out acc", "paired diff at budget", "fallback", "updates");
   out += line;
   for (const auto& st : strategies) {
     const json& s = st["summary"];
-    std::snprintf(line, sizeof line, "%-18s %-30s %-6s %-30s %-6s %-22s %-26s %-8s\n",
+    std::snprintf(line, sizeof line, "%-18s %-30s %-6s %-30s %-6s %-22s %-26s %-8s %-8s\n",
                   st.value("name", "?").c_str(), reach_text(s["samples_to_heldout"]).c_str(),
                   num(s["ratio_heldout_samples"], "%.2f").c_str(),
                   reach_text(s["samples_to_reward"]).c_str(),
@@ -85,7 +89,10 @@ std::string compare_table(const json& c) {
                   stat_text(s["final_accuracy"], "%.3f").c_str(),
                   paired_text(s["paired_heldout_at_samples"]).c_str(),
                   s.contains("fallback_share") ? num(s["fallback_share"]["median"], "%.3f").c_str()
-                                               : "-");
+                                               : "-",
+                  s.contains("updates_at_samples")
+                      ? num(s["updates_at_samples"]["median"], "%.0f").c_str()
+                      : "-");
     out += line;
   }
   return out;
@@ -158,6 +165,14 @@ std::string against_baseline(const json& c, const json& st, const json& ref) {
   out += "at " + num(c["budget_samples"], "%.0f") + " samples " +
          paired_text(s["paired_heldout_at_samples"]) + " (" +
          side_of(s["paired_heldout_at_samples"]) + ")";
+  // The optimizer updates behind the equal-samples reading (learner.updates_per_step).
+  const json mine_updates = s.value("updates_at_samples", json::object()).value("median", json());
+  const json ref_updates =
+      ref["summary"].value("updates_at_samples", json::object()).value("median", json());
+  if (mine_updates.is_number() && ref_updates.is_number() && mine_updates.get<double>() > 0 &&
+      ref_updates.get<double>() > 0)
+    out += " after " + num(mine_updates, "%.0f") + " optimizer updates against " +
+           num(ref_updates, "%.0f");
   return out;
 }
 

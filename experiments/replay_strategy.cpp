@@ -49,7 +49,8 @@ std::string apply_flags(const strategy_flags& f, strategy_config& c,
   const auto k = c.kind;
   const bool seq = k == strategy_kind::ada_seq;
   const bool est = k == strategy_kind::ada_est || k == strategy_kind::ada_est_online;
-  const bool uniform = !seq && !est;
+  const bool budget = k == strategy_kind::ada_budget;
+  const bool uniform = !seq && !est && !budget;
   std::string problem;
   flag_applier a(c, given, problem);
   a.take(f.group_size, "group_size", seq ? c.seq.group_size : c.uniform.group_size,
@@ -64,12 +65,15 @@ std::string apply_flags(const strategy_flags& f, strategy_config& c,
   a.take(f.k_pos, "k_pos", c.seq.k_pos, seq);
   a.take(f.k_neg, "k_neg", c.seq.k_neg, seq);
   a.take(f.threshold, "threshold",
-         seq ? c.seq.threshold : (est ? c.est.threshold : c.uniform.threshold), true);
+         seq ? c.seq.threshold
+             : (est ? c.est.threshold : (budget ? c.budget.threshold : c.uniform.threshold)),
+         true);
   a.take(f.std_norm, "std_norm", c.seq.std_norm, seq);
-  a.take(f.budget, "budget", c.est.budget, est);
-  a.take(f.samples_per_prompt, "samples_per_prompt", c.est.samples_per_prompt, est);
-  a.take(f.n_min, "n_min", c.est.n_min, est);
-  a.take(f.n_max, "n_max", c.est.n_max, est);
+  a.take(f.budget, "budget", budget ? c.budget.budget : c.est.budget, est || budget);
+  a.take(f.samples_per_prompt, "samples_per_prompt",
+         budget ? c.budget.samples_per_prompt : c.est.samples_per_prompt, est || budget);
+  a.take(f.n_min, "n_min", budget ? c.budget.n_min : c.est.n_min, est || budget);
+  a.take(f.n_max, "n_max", budget ? c.budget.n_max : c.est.n_max, est || budget);
   a.take(f.wave, "wave", c.est.wave, k == strategy_kind::ada_est_online);
   a.take(f.extra_factor, "extra_factor", c.uniform.dapo_extra_factor,
          k == strategy_kind::dapo);

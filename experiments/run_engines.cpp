@@ -80,6 +80,7 @@ hf_learner_config hf_learner_of(const pipeline_config& c, const text_codec& code
   l.loss = c.learner.loss;
   l.temperature = c.sampling.temperature;
   l.micro_batch = int32_t(c.learner.micro_batch);
+  l.updates_per_step = int32_t(c.learner.updates_per_step);
   l.pad_id = codec.pad_id();
   l.autocast_bf16 = c.learner.autocast_bf16;
   l.replicas = c.learner.replicas;
@@ -149,6 +150,7 @@ torch_learner_config torch_learner_of(const pipeline_config& c) {
   l.loss = c.learner.loss;
   l.temperature = c.sampling.temperature;
   l.micro_batch = int32_t(c.learner.micro_batch);
+  l.updates_per_step = int32_t(c.learner.updates_per_step);
   l.autocast_bf16 = c.learner.autocast_bf16;
   l.replicas = c.learner.replicas;
   return l;

@@ -167,7 +167,7 @@ result<sft_report> run_sft_job(const sft_job_config& c, std::ostream& log,
     return error{"stopped at step " + std::to_string(losses.size()) + " of " +
                  std::to_string(c.steps) + " (no checkpoint written)"};
   report.loss_after = sft_loss(model, probe);
-  auto saved = save_checkpoint(c.out, model, &opt, {c.steps, mc, tok.charset()});
+  auto saved = save_checkpoint(c.out, model, &opt, {c.steps, mc, tok.charset(), /*model_hash=*/{}});
   if (!saved) return saved.err();
   report.checkpoint = c.out;
 

@@ -13,6 +13,7 @@
 #include "algorithms/budget_ledger.hpp"
 #include "algorithms/step_strategy.hpp"
 #include "algorithms/step_summary.hpp"
+#include "base/random_keys.hpp"
 
 namespace adarl {
 namespace {
@@ -45,8 +46,8 @@ class prompt_order {
 class step_driver {
  public:
   step_driver(const simulated_policy& policy, const pass_rate_table& table,
-              prompt_order& order, uint64_t step)
-      : policy_(policy), table_(table), order_(order), step_(step) {}
+              prompt_order& order, uint64_t seed, uint64_t step)
+      : policy_(policy), table_(table), order_(order), seed_(seed), step_(step) {}
 
   std::vector<finished_group> run(step_strategy& strategy, uint32_t batch,
                                   budget_ledger& ledger) {
@@ -78,6 +79,8 @@ class step_driver {
     for (auto& e : out) {
       e.id = order_.next();
       e.prior = table_.posterior_of(e.id);
+      // The visit's key, as the tracker keys it: strategies that skip explore by it.
+      e.visit_key = mix_keys(seed_ ^ 0x7151'7000'0000'0000ull, step_, e.id, ids_.size());
       ids_.push_back(e.id);
     }
     return out;
@@ -100,6 +103,7 @@ class step_driver {
   const simulated_policy& policy_;
   const pass_rate_table& table_;
   prompt_order& order_;
+  uint64_t seed_;
   uint64_t step_;
   std::vector<uint64_t> ids_;  ///< Prompt id of each slot.
   std::deque<sample_result> pending_;
@@ -120,7 +124,7 @@ seed_run run_seed(const simulate_config& config, const strategy_config& strategy
   run.seed = seed;
   for (uint64_t step = 0; ledger.cumulative().samples < config.total_samples; ++step) {
     const auto strat = make_strategy(strategy);
-    step_driver driver(policy, table, order, step);
+    step_driver driver(policy, table, order, seed, step);
     const auto groups = driver.run(*strat, config.batch_prompts, ledger);
     step_summary summary;
     for (const auto& g : groups) {

@@ -157,6 +157,7 @@ struct step_record {
   uint64_t reduced_bytes = 0;       ///< Replicated learners: gradient bytes all-reduced.
   double reduce_seconds = 0;        ///< Replicated learners: time in the collectives.
   std::string nonfinite;            ///< Non-empty: the update was skipped (train_stats).
+  uint32_t updates = 0;             ///< Optimizer updates applied (train_stats::updates).
 };
 
 template <class Inspector>
@@ -164,7 +165,7 @@ typename Inspector::result_type inspect(Inspector& f, step_record& x) {
   return f(caf::meta::type_name("step_record"), x.sampling, x.policy_version, x.loss,
            x.grad_norm, x.entropy, x.clip_fraction, x.trained_samples, x.trained_tokens,
            x.train_seconds, x.wait_seconds, x.publish_seconds, x.wall_seconds,
-           x.elapsed_seconds, x.reduced_bytes, x.reduce_seconds, x.nonfinite);
+           x.elapsed_seconds, x.reduced_bytes, x.reduce_seconds, x.nonfinite, x.updates);
 }
 
 /// tracker -> pipeline supervisor: progress counters for the stall watchdog.

@@ -46,6 +46,7 @@ struct hf_learner_config {
   loss_config loss;
   float temperature = 1.f;     ///< Must match the generators' (log-probs use it).
   int32_t micro_batch = 64;    ///< Samples per forward/backward pass (accumulated).
+  int32_t updates_per_step = 1;  ///< Optimizer updates per step (mini-batches of its batch).
   int32_t pad_id = 0;          ///< Padding id of the learner's batches (text_codec::pad_id()).
   /// bfloat16 autocast of the forward and backward passes on a CUDA device (float32
   /// master weights and optimizer); ignored on the CPU.

@@ -40,6 +40,7 @@ struct torch_learner_config {
   loss_config loss;
   float temperature = 1.f;     ///< Must match the generators' (log-probs use it).
   int32_t micro_batch = 64;    ///< Samples per forward/backward pass (accumulated).
+  int32_t updates_per_step = 1;  ///< Optimizer updates per step (mini-batches of its batch).
   replica_config replicas;     ///< Data-parallel replicas (1 = this learner alone).
   /// bfloat16 autocast of the forward passes and the loss on a CUDA device (float32
   /// master weights and optimizer); ignored on the CPU.

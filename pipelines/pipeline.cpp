@@ -61,8 +61,9 @@ engine_factories sim_factories(const pipeline_config& c, prompt_table_ptr prompt
   auto spec = std::make_shared<const engine_spec>(run_engine_spec(c, *prompts));
   engine_factories f;
   f.generator = [spec](uint32_t) { return sim_engine_of(*spec); };
-  f.learner = [spec]() -> result<std::unique_ptr<learner_engine>> {
-    return make_sim_learner(spec->world);
+  f.learner = [spec, updates = c.learner.updates_per_step]()
+      -> result<std::unique_ptr<learner_engine>> {
+    return make_sim_learner(spec->world, updates);
   };
   return f;
 }

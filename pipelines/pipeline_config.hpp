@@ -106,6 +106,9 @@ struct learner_section {
   optimizer_config optimizer;
   loss_config loss;
   uint32_t micro_batch = 64;
+  /// Optimizer updates per step: the step's batch in this many contiguous mini-batches
+  /// (the paper trains each step in 4); 1 = one update on the whole batch.
+  uint32_t updates_per_step = 1;
   uint64_t checkpoint_every = 0;     ///< Steps between checkpoints; 0 = at the end only.
   /// The learner's own device ("" = model.device, the generators'): a GPU learner with
   /// CPU generators, or the reverse.

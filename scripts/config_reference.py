@@ -14,7 +14,7 @@ OUT = ROOT / "docs" / "reference" / "config.md"
 # section, simulate and replay documents.
 SOURCES = ["quickstart.yaml", "hf-tiny.yaml", "compare.yaml", "simulate.yaml", "sim-smoke.yaml",
            "ada-est.yaml", "ada-seq-balance.yaml", "ada-seq-pos.yaml", "dapo.yaml", "grpo.yaml",
-           "dr-grpo.yaml", "ada-est-online.yaml", "sft.yaml", "compare-math.yaml",
+           "dr-grpo.yaml", "ada-est-online.yaml", "ada-budget.yaml", "sft.yaml", "compare-math.yaml",
            "compare-code.yaml", "compare-general.yaml", "compare-quick.yaml", "ablation.yaml"]
 KEY = re.compile(r"^(\s*)(- )?([A-Za-z_][A-Za-z0-9_]*):(\s*)(.*)$")
 

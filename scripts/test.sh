@@ -48,7 +48,7 @@ sanitizer_build() {
   shift 2
   cmake -S . -B "$dir" -DADARL_SANITIZE="$kind" -DADARL_ALLOCATOR=system \
     -DADARL_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" >"$dir.configure.log" 2>&1 || {
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" >"$dir.configure.log" 2>&1 || {
     cat "$dir.configure.log"; exit 1; }
   rm -f "$dir.configure.log"
   cmake --build "$dir" -j "$jobs" --target "$@"

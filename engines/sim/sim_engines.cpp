@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <span>
 #include <sstream>
 #include <thread>
 
@@ -166,10 +167,11 @@ class sim_generator final : public generation_engine {
 
 class sim_learner final : public learner_engine {
  public:
-  explicit sim_learner(const sim_world& world)
+  sim_learner(const sim_world& world, uint32_t updates_per_step)
       : world_train_(world.train),
         world_held_out_(held_out_count(world)),
         feature_noise_(world.model.feature_noise),
+        updates_per_step_(std::max<uint32_t>(updates_per_step, 1)),
         policy_(sim_initial_weights(world)->policy) {}
 
   result<train_stats> train(const std::vector<train_sample>& batch) override {
@@ -178,13 +180,35 @@ class sim_learner final : public learner_engine {
       ++version_;
       return stats;
     }
-    // One group per training prompt, in prompt-id order (deterministic sums).
-    std::map<uint64_t, finished_group> groups;
-    double loss = 0, entropy = 0;
+    // One update per contiguous part of the batch (learner.updates_per_step).
+    const size_t parts = std::min<size_t>(updates_per_step_, batch.size());
+    double loss = 0, entropy = 0, grad = 0;
     uint64_t trained = 0;
+    for (size_t k = 0; k < parts; ++k) {
+      const size_t begin = batch.size() * k / parts, end = batch.size() * (k + 1) / parts;
+      grad += update_on(std::span(batch).subspan(begin, end - begin), loss, entropy, trained);
+    }
     for (const auto& s : batch) {
       ++stats.samples;
       stats.tokens += s.completion.size();
+    }
+    ++version_;
+    stats.updates = uint32_t(parts);
+    if (trained > 0) {
+      stats.loss = loss / static_cast<double>(trained);
+      stats.entropy = entropy / static_cast<double>(trained);
+    }
+    stats.grad_norm = grad / double(parts);
+    return stats;
+  }
+
+  // One update on `part`: adds its loss and entropy terms and its trained samples;
+  // returns |change of the shared skill|.
+  double update_on(std::span<const train_sample> part, double& loss, double& entropy,
+                   uint64_t& trained) {
+    // One group per training prompt, in prompt-id order (deterministic sums).
+    std::map<uint64_t, finished_group> groups;
+    for (const auto& s : part) {
       if (s.prompt_id >= world_train_) continue;  // Held-out or unknown: never trained.
       auto& g = groups[s.prompt_id];
       g.prompt_id = s.prompt_id;
@@ -205,14 +229,7 @@ class sim_learner final : public learner_engine {
       g.samples_used = static_cast<uint32_t>(g.kept.size());
       list.push_back(std::move(g));
     }
-    const auto update = policy_.update(list);
-    ++version_;
-    if (trained > 0) {
-      stats.loss = loss / static_cast<double>(trained);
-      stats.entropy = entropy / static_cast<double>(trained);
-    }
-    stats.grad_norm = std::abs(update.skill_delta);
-    return stats;
+    return std::abs(policy_.update(list).skill_delta);
   }
 
   weights_ptr snapshot() override {
@@ -289,6 +306,7 @@ class sim_learner final : public learner_engine {
   uint64_t world_train_;
   uint32_t world_held_out_;
   double feature_noise_;
+  uint32_t updates_per_step_;
   simulated_policy policy_;
   uint64_t version_ = 0;  ///< Non-empty train() calls, or the restored step.
 };
@@ -309,8 +327,9 @@ std::unique_ptr<generation_engine> make_sim_generator(const sim_world& world,
   return std::make_unique<sim_generator>(world, latency, tok);
 }
 
-std::unique_ptr<learner_engine> make_sim_learner(const sim_world& world) {
-  return std::make_unique<sim_learner>(world);
+std::unique_ptr<learner_engine> make_sim_learner(const sim_world& world,
+                                                 uint32_t updates_per_step) {
+  return std::make_unique<sim_learner>(world, updates_per_step);
 }
 
 }  // namespace adarl

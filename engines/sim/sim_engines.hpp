@@ -73,6 +73,8 @@ std::unique_ptr<generation_engine> make_sim_generator(const sim_world& world,
 /// DIR/sim_policy.txt (a header, the version, then simulated_policy::serialize()); a
 /// missing, corrupt or truncated file, or one of another world's shape, is an error
 /// naming the file that leaves the learner unchanged.
-std::unique_ptr<learner_engine> make_sim_learner(const sim_world& world);
+/// `updates_per_step` splits each batch into that many contiguous parts, one update each.
+std::unique_ptr<learner_engine> make_sim_learner(const sim_world& world,
+                                                 uint32_t updates_per_step = 1);
 
 }  // namespace adarl

@@ -50,6 +50,9 @@ error torch_error(const std::string& what, const std::exception& e) {
 }
 
 std::string learner_settings_problem(const learner_settings& s) {
+  if (s.updates_per_step < 1)
+    return "learner updates_per_step: expected a positive integer, got " +
+           std::to_string(s.updates_per_step);
   if (s.micro_batch < 1)
     return "learner micro_batch: expected a positive integer, got " +
            std::to_string(s.micro_batch);
@@ -186,13 +189,52 @@ std::vector<const train_sample*> policy_learner::share_of(
 }
 
 train_stats policy_learner::step_on(const std::vector<const train_sample*>& all) {
+  // One update per contiguous mini-batch: every rank splits the same batch alike.
+  const size_t parts =
+      std::max<size_t>(1, std::min<size_t>(size_t(settings_.updates_per_step), all.size()));
+  train_stats stats;
+  for (size_t k = 0; k < parts; ++k) {
+    const std::vector<const train_sample*> part(all.begin() + ptrdiff_t(all.size() * k / parts),
+                                                all.begin() + ptrdiff_t(all.size() * (k + 1) / parts));
+    const auto u = update_on(part);
+    stats.samples += u.samples;
+    stats.tokens += u.tokens;
+    stats.reduced_bytes += u.reduced_bytes;
+    stats.reduce_seconds += u.reduce_seconds;
+    if (!u.nonfinite.empty()) {  // not applied; nor are the step's later updates
+      stats.nonfinite = u.nonfinite;
+      stats.loss = u.loss;
+      stats.grad_norm = u.grad_norm;
+      break;
+    }
+    if (u.samples == 0) continue;
+    ++stats.updates;
+    stats.loss += u.loss;
+    stats.grad_norm += u.grad_norm;
+    stats.entropy += u.entropy;
+    stats.clip_fraction += u.clip_fraction;
+    stats.mean_ratio += u.mean_ratio;
+  }
+  stats.mean_ratio -= 1;  // train_stats starts it at 1
+  if (stats.updates > 1 && stats.nonfinite.empty()) {
+    const double n = stats.updates;
+    stats.loss /= n;
+    stats.grad_norm /= n;
+    stats.entropy /= n;
+    stats.clip_fraction /= n;
+    stats.mean_ratio /= n;
+  }
+  if (stats.updates == 0 && stats.nonfinite.empty()) stats.mean_ratio = 1;
+  ++version_;
+  if (group_ && settings_.replicas.check_every_step) check_replicas();
+  return stats;
+}
+
+train_stats policy_learner::update_on(const std::vector<const train_sample*>& all) {
   uint64_t total_tokens = 0, total_samples = 0;
   train_stats stats;
   const auto kept = share_of(all, total_tokens, total_samples, stats.reduce_seconds);
-  if (total_samples == 0) {  // nothing to train (e.g. DAPO dropped every group): a no-op step
-    ++version_;
-    return stats;
-  }
+  if (total_samples == 0) return stats;  // nothing to train (e.g. DAPO dropped every group)
   // A detached actor's thread: set what is thread-local here, not elsewhere.
   torch::AutoGradMode grad(true);
   if (at::get_num_threads() != settings_.threads) at::set_num_threads(settings_.threads);
@@ -214,10 +256,8 @@ train_stats policy_learner::step_on(const std::vector<const train_sample*>& all)
     stats.grad_norm = opt_->step();
     if (!std::isfinite(stats.grad_norm)) stats.nonfinite = "gradient norm";
   }
-  ++version_;
   stats.samples = total_samples;
   stats.tokens = total_tokens;
-  if (group_ && settings_.replicas.check_every_step) check_replicas();
   return stats;
 }
 

@@ -46,6 +46,7 @@ struct learner_settings {
   loss_config loss;
   float temperature = 1.f;   ///< Must match the generators' (log-probs use it).
   int32_t micro_batch = 64;  ///< Samples per forward/backward pass (accumulated).
+  int32_t updates_per_step = 1;  ///< Optimizer updates per step (mini-batches of its batch).
   int32_t pad_id = 0;        ///< Padding id of the learner's batches.
   int32_t threads = 1;       ///< Torch intra-op threads of the owning thread.
   /// bfloat16 autocast of the forward and the loss on a CUDA device (float32 master
@@ -66,6 +67,7 @@ learner_settings learner_settings_of(const Config& c) {
   s.loss = c.loss;
   s.temperature = c.temperature;
   s.micro_batch = c.micro_batch;
+  s.updates_per_step = c.updates_per_step;
   s.threads = c.policy.threads;
   s.autocast_bf16 = c.autocast_bf16;
   s.replicas = c.replicas;
@@ -97,10 +99,11 @@ learner_model learner_model_of(const torch::nn::ModuleHolder<Impl>& m) {
   return {m.ptr(), m.ptr()};
 }
 
-/// One optimizer step per train() call, micro-batched, with the token-mean over the
-/// whole batch. With a replica_group, each rank trains its share of the batch (split
-/// by tokens) and the gradients are summed over the ranks before the step, so every
-/// rank's weights and AdamW state stay equal to one learner's on the whole batch.
+/// updates_per_step optimizer updates per train() call, one per contiguous mini-batch of
+/// the step's batch, each micro-batched with the token-mean over its mini-batch. With a
+/// replica_group, each rank trains its share of each mini-batch (split by tokens) and
+/// the gradients are summed over the ranks before each update, so every rank's weights
+/// and AdamW state stay equal to one learner's on the whole batch.
 /// Not thread-safe: one owner.
 class policy_learner final : public learner_engine {
  public:
@@ -129,8 +132,11 @@ class policy_learner final : public learner_engine {
  private:
   /// The samples with a completion, checked; an error names the first bad one.
   result<std::vector<const train_sample*>> kept_of(const std::vector<train_sample>& batch) const;
-  /// One optimizer step on `kept` (this rank's share of it with replicas).
+  /// The step on `kept`: updates_per_step updates, one per contiguous mini-batch.
   train_stats step_on(const std::vector<const train_sample*>& kept);
+  /// One optimizer update on `part` (this rank's share of it with replicas); stats of
+  /// that update alone (samples 0: nothing to train).
+  train_stats update_on(const std::vector<const train_sample*>& part);
   /// This rank's share of `all` and the whole batch's token and sample counts.
   std::vector<const train_sample*> share_of(const std::vector<const train_sample*>& all,
                                             uint64_t& tokens, uint64_t& samples,

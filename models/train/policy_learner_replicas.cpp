@@ -298,6 +298,7 @@ std::string learner_config_lines(const learner_settings& s, const std::string& d
       {"learner.dual_clip", number(l.dual_clip)},
       {"learner.log_ratio_clamp", number(l.log_ratio_clamp)},
       {"learner.micro_batch", std::to_string(s.micro_batch)},
+      {"learner.updates_per_step", std::to_string(s.updates_per_step)},
       {"learner.replicas", std::to_string(s.replicas.replicas)},
       {"learner.check_replicas", s.replicas.check_every_step ? "true" : "false"},
       {"learner.autocast_bf16", s.autocast_bf16 ? "true" : "false"},

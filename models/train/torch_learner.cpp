@@ -25,7 +25,7 @@ class transformer_checkpoints final : public learner_checkpoints {
       : model_(std::move(model)), shape_(shape), charset_(std::move(charset)) {}
 
   result<bool> save(const std::string& dir, policy_optimizer& opt, int64_t step) override {
-    return save_checkpoint(dir, model_, &opt, {step, shape_, charset_});
+    return save_checkpoint(dir, model_, &opt, {step, shape_, charset_, /*model_hash=*/{}});
   }
   result<int64_t> load(const std::string& dir, policy_optimizer* opt) override {
     auto meta = read_checkpoint_meta(dir);

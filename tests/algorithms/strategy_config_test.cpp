@@ -30,7 +30,8 @@ strategy_config of(strategy_kind k) {
 
 constexpr strategy_kind all_kinds[] = {
     strategy_kind::grpo,    strategy_kind::dr_grpo, strategy_kind::dapo,
-    strategy_kind::ada_seq, strategy_kind::ada_est, strategy_kind::ada_est_online};
+    strategy_kind::ada_seq, strategy_kind::ada_est, strategy_kind::ada_est_online,
+    strategy_kind::ada_budget};
 
 TEST(StrategyConfigTest, StrategyNamesRoundTrip) {
   EXPECT_EQ(strategy_name(strategy_kind::grpo), "grpo");

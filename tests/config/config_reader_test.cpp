@@ -269,7 +269,7 @@ TEST(StrategyReaderTest, ValidationErrorsPointAtTheirKey) {
   EXPECT_EQ(read("strategy:\n  kind: ppo\n").second,
             std::vector<std::string>{
                 "x.yaml:2: strategy.kind: unknown strategy \"ppo\" (known: "
-                "grpo, dr-grpo, dapo, ada-seq, ada-est, ada-est-online)"});
+                "grpo, dr-grpo, dapo, ada-seq, ada-est, ada-est-online, ada-budget)"});
   EXPECT_EQ(
       read("strategy:\n  kind: ada-seq\n  exit: first\n").second,
       std::vector<std::string>{

@@ -294,6 +294,33 @@ TEST(SimEnginesTest, LearnerRaisesThePassRateOfRewardedPrompts) {
   EXPECT_EQ(e->version(), 1u);
 }
 
+TEST(SimEnginesTest, UpdatesPerStepSplitTheBatchIntoUpdatesInOrder) {
+  // updates_per_step 2 on [x, x, y, y] is the update on [x, x] then on [y, y], in one step.
+  const auto world = make_world(4, 2);
+  const std::vector<train_sample> x{sample(0, 1, 0.5f), sample(0, 0, -0.5f)};
+  const std::vector<train_sample> y{sample(1, 1, 0.5f), sample(1, 0, -0.5f)};
+  std::vector<train_sample> both = x;
+  both.insert(both.end(), y.begin(), y.end());
+  auto two = make_sim_learner(world, 2);
+  auto one = make_sim_learner(world);
+  auto s = two->train(both);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->updates, 2u);
+  EXPECT_EQ(two->version(), 1u);
+  ASSERT_TRUE(one->train(x).ok());
+  auto last = one->train(y);
+  ASSERT_TRUE(last.ok());
+  EXPECT_EQ(last->updates, 1u);
+  const auto a = std::dynamic_pointer_cast<const sim_weights>(two->snapshot());
+  const auto b = std::dynamic_pointer_cast<const sim_weights>(one->snapshot());
+  EXPECT_EQ(a->policy.serialize(), b->policy.serialize());
+  // One update on the whole batch differs.
+  auto whole = make_sim_learner(world);
+  ASSERT_TRUE(whole->train(both).ok());
+  const auto c = std::dynamic_pointer_cast<const sim_weights>(whole->snapshot());
+  EXPECT_NE(a->policy.serialize(), c->policy.serialize());
+}
+
 const sim_weights& weights_of(learner_engine& l) {
   static std::shared_ptr<const sim_weights> keep;
   keep = std::dynamic_pointer_cast<const sim_weights>(l.snapshot());

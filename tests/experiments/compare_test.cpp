@@ -149,6 +149,35 @@ TEST(CompareConfigTest, TheQuickstartComparisonIsTheProtocolShrunk) {
   EXPECT_EQ(quick->runs[5].config.tracker.strategy.seq.exit, exit_rule::balance);
 }
 
+// The equal-compute comparison (issue 36): grpo-n4's samples as the budget, 4 updates
+// per step for every arm, a fair selection (64 samples per candidate), the arms fixed.
+TEST(CompareConfigTest, TheEqualComputeComparisonReadsAtTheBaselinesBudget) {
+  auto c = load_compare_config(configs_dir + "/equal-compute-general.yaml", {});
+  ASSERT_TRUE(c) << c.err().message;
+  EXPECT_EQ(c->strategies,
+            (std::vector<std::string>{"grpo-n4", "grpo-n8", "grpo-n16", "dapo", "greso-n4",
+                                      "ada-budget", "ada-budget-knapsack", "ada-budget-weighted",
+                                      "ada-seq-balance", "ada-est"}));
+  const auto& b = c->base;
+  EXPECT_EQ(c->settings.sample_budget, uint64_t(c->settings.equal_steps) * b.tracker.prompts_per_step * 4);
+  EXPECT_EQ(c->settings.sample_budget % b.eval.every_samples, 0u);
+  EXPECT_EQ(c->settings.select.k, 64u);
+  EXPECT_EQ(c->settings.select.min_correct, 4u);
+  EXPECT_EQ(c->settings.select.max_correct, 20u);
+  for (const auto& r : c->runs) {
+    EXPECT_EQ(r.config.learner.updates_per_step, 4u) << r.strategy;
+    const auto& st = r.config.tracker.strategy;
+    if (st.kind != strategy_kind::ada_budget) continue;
+    // The budget-first arms draw at most the baseline's step.
+    EXPECT_EQ(st.budget.step_budget(b.tracker.prompts_per_step), 4u * b.tracker.prompts_per_step)
+        << r.strategy;
+    if (r.strategy == "greso-n4") {
+      EXPECT_EQ(st.budget.allocation, allocation_rule::uniform);
+      EXPECT_EQ(uint64_t(st.budget.reserve * 4 * b.tracker.prompts_per_step), 0u);
+    }
+  }
+}
+
 // A bad selection window is reported with its key before anything runs.
 TEST(CompareConfigTest, ABadSelectionWindowNamesItsKey) {
   auto plan = load_compare_config(configs_dir + "/compare.yaml",
@@ -615,6 +644,60 @@ TEST(CompareCollectTest, ARunShorterThanTheStepCapHasNoEqualStepsValue) {
   EXPECT_TRUE((*r)["heldout_at_steps"].is_null());
   EXPECT_TRUE((*r)["auc_steps"].is_null());
   EXPECT_EQ((*r)["heldout_at_samples"], 0.5);
+}
+
+// Each reading says how many optimizer updates it stands on (learner.updates_per_step),
+// and the run keeps the means of its learner diagnostics (issue 36).
+TEST(CompareCollectTest, ReadingsCountTheirOptimizerUpdatesAndDiagnosticsAreKept) {
+  const std::string d = fresh_dir("updates");
+  const auto run_dir = [&](const std::string& name, bool legacy) {
+    const std::string dir = d + "/" + name;
+    std::filesystem::create_directories(dir);
+    std::ofstream m(dir + "/metrics.jsonl"), e(dir + "/eval.jsonl");
+    for (int s = 0; s < 4; ++s) {
+      json line{{"step", s},
+                {"policy_version", s + 1},
+                {"cumulative_samples", 100 * (s + 1)},
+                {"cumulative_tokens", 1000 * (s + 1)},
+                {"elapsed", 2.0 * (s + 1)},
+                {"real_reward", 0.5},
+                {"zero_gradient_fraction", 0.5},
+                {"trained_samples", 100},
+                {"grad_norm", double(s + 1)},
+                {"clip_fraction", 0.1},
+                {"lag_mean", 0.5}};
+      if (!legacy) line["updates"] = 4;
+      m << line.dump() << "\n";
+    }
+    for (int v = 0; v <= 4; ++v)
+      e << json{{"version", v}, {"sampled", 0.1 * v}, {"prompt_sampled", {0.0}}}.dump() << "\n";
+    return dir;
+  };
+  compare_settings s;
+  s.heldout_metric = "sampled";
+  s.baseline = "b";
+  s.sample_budget = 200;  // the evaluation at version 2 (200 samples, 2 steps)
+  s.equal_steps = 3;      // the evaluation at version 3
+  auto r = collect_run(run_dir("new", false), s);
+  ASSERT_TRUE(r) << r.err().message;
+  EXPECT_EQ((*r)["updates_at_samples"], 8.0);
+  EXPECT_EQ((*r)["updates_at_steps"], 12.0);
+  EXPECT_DOUBLE_EQ((*r)["mean_grad_norm"].get<double>(), 2.5);
+  EXPECT_DOUBLE_EQ((*r)["mean_updates"].get<double>(), 4.0);
+  EXPECT_DOUBLE_EQ((*r)["seconds_per_step"].get<double>(), 2.0);
+  EXPECT_TRUE((*r)["mean_entropy"].is_null());  // no line has it
+  // Lines written before "updates" count one update per trained step.
+  auto old = collect_run(run_dir("old", true), s);
+  ASSERT_TRUE(old) << old.err().message;
+  EXPECT_EQ((*old)["updates_at_samples"], 2.0);
+  // The table and the closing sentence state them.
+  auto c = collect_compare(s, {"a", "b"},
+                           {run_at("a", 1, d + "/new"), run_at("b", 1, d + "/old")});
+  ASSERT_TRUE(c) << c.err().message;
+  const std::string table = compare_table(*c);
+  EXPECT_NE(table.find("updates"), std::string::npos) << table;
+  const std::string verdict = compare_verdict(*c, "report.html");
+  EXPECT_NE(verdict.find("after 8 optimizer updates against 2"), std::string::npos) << verdict;
 }
 
 TEST(CompareCollectTest, AMissingOrMalformedRunFileIsAnErrorNamingIt) {

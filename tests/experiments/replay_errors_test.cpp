@@ -172,7 +172,7 @@ TEST(ReplayErrorsTest, OptionErrorsNameTheFlagOrKey) {
   expect_bad_input(
       run(with_strategy("ppo"), f),
       "--strategy: unknown strategy \"ppo\" (known: grpo, dr-grpo, dapo, ada-seq, "
-      "ada-est, ada-est-online)");
+      "ada-est, ada-est-online, ada-budget)");
   expect_bad_input(run(replay_options{}, f),
                    "no strategy: give --strategy or strategy.kind in the --config file");
 

@@ -202,6 +202,43 @@ TEST(TorchLearnerTest, ANonFiniteLossIsNotAppliedAndTheNextStepTrains) {
     EXPECT_TRUE(torch::isfinite(t).all().item<bool>()) << name;
 }
 
+TEST(TorchLearnerTest, UpdatesPerStepAreOneUpdatePerMiniBatchInOrder) {
+  // learner.updates_per_step 2 on [x, y] is the update on [x] then the update on [y]
+  // (the same AdamW steps and schedule), taken as one step: one version.
+  auto two_cfg = tiny();
+  two_cfg.updates_per_step = 2;
+  auto two = make(two_cfg);
+  auto one = make(tiny());
+  const auto& mc = two_cfg.policy.model;
+  const auto start = two->snapshot();
+  ASSERT_TRUE(same_weights(start, one->snapshot()));
+  const auto batch = ab_batch(start, mc);
+  auto s = two->train(batch);
+  ASSERT_TRUE(s.ok()) << s.err().message;
+  EXPECT_EQ(s->updates, 2u);
+  EXPECT_EQ(s->samples, 2u);
+  EXPECT_EQ(two->version(), 1u);
+  auto first = one->train({batch[0]});
+  auto second = one->train({batch[1]});
+  ASSERT_TRUE(first.ok() && second.ok());
+  EXPECT_EQ(first->updates, 1u);
+  EXPECT_TRUE(same_weights(two->snapshot(), one->snapshot()));
+  EXPECT_NEAR(s->loss, (first->loss + second->loss) / 2, 1e-6);
+  // More updates than samples: one update per sample.
+  auto many_cfg = tiny();
+  many_cfg.updates_per_step = 8;
+  auto many = make(many_cfg);
+  auto m = many->train(ab_batch(many->snapshot(), mc));
+  ASSERT_TRUE(m.ok()) << m.err().message;
+  EXPECT_EQ(m->updates, 2u);
+  EXPECT_TRUE(same_weights(many->snapshot(), one->snapshot()));
+  auto zero_cfg = tiny();
+  zero_cfg.updates_per_step = 0;
+  auto bad = make_torch_learner(zero_cfg);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.err().message.find("updates_per_step"), std::string::npos) << bad.err().message;
+}
+
 TEST(TorchLearnerTest, MalformedSampleIsAnErrorNamingIt) {
   auto e = make(tiny());
   auto s = e->train({{4, prompt, ab, {-1.f}, 1.f, 0.f, 0}});
