@@ -121,10 +121,11 @@ constexpr const char* kDatasetSchema =
     "string, \"task\": string, \"verifier\": string, \"tests\"?: string|object|array, "
     "\"difficulty\"?: 1..5} (docs/guides/datasets.md)";
 
-/// `--field TASK_FIELD=COLUMN` (repeated), `--verifier`, `--prompt-template`: a dataset
-/// as published (tasks/dataset.hpp, dataset_format), as tasks.fields etc. in a config.
+/// `--field TASK_FIELD=COLUMN` (repeated), `--verifier`, `--prompt-template`,
+/// `--verifier-for SOURCE=VERIFIER` (repeated): a dataset as published
+/// (tasks/dataset.hpp, dataset_format), as tasks.fields etc. in a config.
 struct format_options {
-  std::vector<std::string> fields;
+  std::vector<std::string> fields, source_verifiers;
   std::string verifier, prompt_template;
 
   void add_to(CLI::App& command) {
@@ -135,11 +136,29 @@ struct format_options {
                        "verifier of lines without a verifier column (as tasks.verifier)");
     command.add_option("--prompt-template", prompt_template,
                        "the prompt as text around {prompt} (as tasks.prompt_template)");
+    command.add_option("--verifier-for", source_verifiers,
+                       "SOURCE=VERIFIER: the verifier of lines whose data_source is SOURCE, "
+                       "e.g. openai/gsm8k=math (repeat for each; as tasks.verifiers)");
+  }
+
+  /// True when any of the options is given.
+  bool given() const {
+    return !fields.empty() || !verifier.empty() || !prompt_template.empty() ||
+           !source_verifiers.empty();
   }
 
   /// The format, or the problem with the options.
   result<dataset_format> format() const {
-    dataset_format f{{}, verifier, prompt_template};
+    dataset_format f{{}, verifier, prompt_template, {}};
+    for (const auto& pair : source_verifiers) {
+      const auto eq = pair.rfind('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == pair.size())
+        return error{"--verifier-for: expected SOURCE=VERIFIER, got \"" + pair + "\""};
+      const std::string source = pair.substr(0, eq);
+      if (f.source_verifiers.count(source))
+        return error{"--verifier-for: " + source + " is given twice"};
+      f.source_verifiers[source] = pair.substr(eq + 1);
+    }
     for (const auto& field : fields) {
       const auto eq = field.find('=');
       if (eq == std::string::npos || eq == 0)
@@ -179,6 +198,11 @@ void report_mapping(const std::string& input, const dataset_format& f,
   if (n.ids_from_lines) out << "; " << n.ids_from_lines << " ids from line numbers";
   if (n.default_verifier)
     out << "; " << n.default_verifier << " items take verifier \"" << f.verifier << "\"";
+  if (n.source_verifier) out << "; " << n.source_verifier << " verifiers from data_source";
+  if (n.check_tests) out << "; " << n.check_tests << " tests as check(entry_point)";
+  if (n.chat_prompts)
+    out << "; " << n.chat_prompts << " prompts from chat messages (" << n.system_joined
+        << " with a system message before the user's)";
   out << "\n";
   if (items.empty()) return;
   const auto& first = items.front();
@@ -236,9 +260,9 @@ result<std::vector<verify_request>> verify_input(const verify_options& o,
     if (!file) return error{o.completions + ": cannot open the file"};
     return read_completions(file, o.completions, *items);
   }
-  if (!o.mapping.fields.empty() || !o.mapping.verifier.empty() ||
-      !o.mapping.prompt_template.empty())
-    return error{"--field, --verifier and --prompt-template read the lines of --dataset"};
+  if (o.mapping.given())
+    return error{"--field, --verifier, --prompt-template and --verifier-for read the lines of "
+                 "--dataset"};
   if (o.input.empty() || o.input == "-") return read_verify_requests(std::cin, "<stdin>", registry);
   std::ifstream file(o.input);
   if (!file) return error{o.input + ": cannot open the file"};

@@ -41,6 +41,16 @@ bool config_map::has(const std::string& key) const {
 
 void config_map::allow(const std::string& key) { known_.push_back(key); }
 
+std::vector<std::string> config_map::keys() const {
+  std::vector<std::string> out;
+  if (!node_.IsMap()) return out;
+  for (const auto& kv : node_) {
+    if (!kv.first.IsScalar()) return {};
+    out.push_back(kv.first.Scalar());
+  }
+  return out;
+}
+
 YAML::Node config_map::lookup(const std::string& key) {
   known_.push_back(key);
   if (!node_.IsMap()) return YAML::Node(YAML::NodeType::Undefined);

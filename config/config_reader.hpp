@@ -44,6 +44,9 @@ class config_map {
 
   /// True when the key is present.
   bool has(const std::string& key) const;
+  /// The keys of this mapping, in document order (for mappings whose keys are data,
+  /// such as tasks.verifiers); empty when it is not a mapping or a key is not a scalar.
+  std::vector<std::string> keys() const;
   /// Marks a key as known without reading it.
   void allow(const std::string& key);
 

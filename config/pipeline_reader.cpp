@@ -226,9 +226,15 @@ void read_tasks(config_map m, tasks_section& c) {
   // Recorded only when given (as prompt_format above).
   if (m.has("verifier")) m.get("verifier", c.verifier);
   if (m.has("prompt_template")) m.get("prompt_template", c.prompt_template);
-  const dataset_format format{c.fields, c.verifier, c.prompt_template};
+  // verl-style data: which verifier scores each data_source (tasks/dataset.hpp).
+  if (m.has("verifiers")) {
+    auto verifiers = m.child("verifiers");
+    for (const auto& source : verifiers.keys()) verifiers.get(source, c.verifiers[source]);
+    verifiers.finish();
+  }
+  const dataset_format format{c.fields, c.verifier, c.prompt_template, c.verifiers};
   if (!format.plain() && c.dataset.empty()) {
-    for (const char* key : {"fields", "verifier", "prompt_template"})
+    for (const char* key : {"fields", "verifier", "prompt_template", "verifiers"})
       if (m.has(key)) m.fail(key, "read a dataset's lines: set tasks.dataset too");
   } else if (const auto bad = check_dataset_format(format, "fields"); !bad.empty()) {
     const size_t colon = bad.find(": ");

@@ -55,6 +55,8 @@ struct tasks_section {
   std::map<std::string, std::string> fields;  ///< `fields`: task field -> column.
   std::string verifier;         ///< For lines without a verifier column.
   std::string prompt_template;  ///< "" or text with "{prompt}".
+  /// `verifiers`: a line's data_source -> the verifier that scores it (verl-style data).
+  std::map<std::string, std::string> verifiers;
 };
 
 /// `actors.remote_verifiers:` - verifier workers on other machines (`adarl worker

@@ -23,7 +23,7 @@ result<task_set> config_tasks(const pipeline_config& c, const verifier_registry*
     // Unusable references (a solution without a readable answer, python tests not in
     // the cases format) would score 0 forever: refused here, naming FILE:LINE.
     std::vector<uint32_t> lines;
-    const dataset_format format{t.fields, t.verifier, t.prompt_template};
+    const dataset_format format{t.fields, t.verifier, t.prompt_template, t.verifiers};
     auto items = load_checked_dataset(t.dataset, known ? *known : builtins, &lines, format);
     if (!items) return items.err();
     for (size_t i = 0; i < items->size() && i < lines.size(); ++i)

@@ -80,20 +80,132 @@ const std::string& column_of(const dataset_format& f, const std::string& name) {
   return it == f.columns.end() ? name : it->second;
 }
 
+/// The value of `column` in the line: the key itself, else a dotted path through its
+/// objects (and arrays, by index); nullptr when absent or null.
+const json* find_column(const json& j, const std::string& column) {
+  if (const auto it = j.find(column); it != j.end()) return it->is_null() ? nullptr : &*it;
+  if (column.find('.') == std::string::npos) return nullptr;
+  const json* at = &j;
+  for (size_t begin = 0;;) {
+    const size_t dot = column.find('.', begin);
+    const std::string part =
+        column.substr(begin, dot == std::string::npos ? std::string::npos : dot - begin);
+    if (at->is_object()) {
+      const auto it = at->find(part);
+      if (it == at->end()) return nullptr;
+      at = &*it;
+    } else if (at->is_array() && !part.empty() && part.size() < 10 &&
+               part.find_first_not_of("0123456789") == std::string::npos) {
+      const size_t index = std::stoul(part);
+      if (index >= at->size()) return nullptr;
+      at = &(*at)[index];
+    } else {
+      return nullptr;
+    }
+    if (dot == std::string::npos) break;
+    begin = dot + 1;
+  }
+  return at->is_null() ? nullptr : at;
+}
+
+/// A chat-message prompt as its user turn's text (dataset_format); "" with `problem`
+/// set when the list is not one user message after at most one system message.
+std::string chat_prompt_text(const json& messages, bool& system, std::string& problem) {
+  std::string system_text, user_text;
+  size_t users = 0, systems = 0;
+  for (size_t i = 0; i < messages.size(); ++i) {
+    const json& m = messages[i];
+    const std::string where = "message " + std::to_string(i + 1) + ": ";
+    if (!m.is_object() || !m.contains("role") || !m["role"].is_string() ||
+        !m.contains("content") || !m["content"].is_string()) {
+      problem = where + "expected {\"role\": string, \"content\": string}, got " + shown_json(m);
+      return "";
+    }
+    const auto role = m["role"].get<std::string>();
+    if (role == "system" && users == 0 && systems == 0) {
+      system_text = m["content"].get<std::string>();
+      ++systems;
+    } else if (role == "user" && users == 0) {
+      user_text = m["content"].get<std::string>();
+      ++users;
+    } else if (role == "assistant" || role == "user") {
+      problem = where + "a multi-turn prompt (" + role +
+                " after the user turn): adarl trains on one-turn prompts";
+      return "";
+    } else {
+      problem = where + "role " + json_quoted(role) +
+                (role == "system" ? " again or after the user turn" : " (expected system or user)");
+      return "";
+    }
+  }
+  if (users == 0) {
+    problem = "no user message";
+    return "";
+  }
+  system = systems > 0;
+  return system ? system_text + "\n\n" + user_text : user_text;
+}
+
 /// The line's columns under adarl's own field names, with the defaults of
 /// dataset_format filled in (counted in `counts`).
-json remapped(const json& j, const dataset_format& f, uint32_t line,
-              dataset_mapping_counts& counts, const std::map<std::string, std::string>& numbers) {
+std::optional<json> remapped(const json& j, const dataset_format& f, uint32_t line,
+                             dataset_mapping_counts& counts,
+                             const std::map<std::string, std::string>& numbers, problems& p) {
   json out = json::object();
   for (const auto& name : dataset_field_names())
-    if (const auto it = j.find(column_of(f, name)); it != j.end() && !it->is_null())
-      out[name] = *it;
+    if (const json* v = find_column(j, column_of(f, name))) out[name] = *v;
+  if (const auto prompt = out.find("prompt"); prompt != out.end() && prompt->is_array()) {
+    bool system = false;
+    std::string problem;
+    auto text = chat_prompt_text(*prompt, system, problem);
+    if (!problem.empty()) {
+      p.add(line, "column " + json_quoted(column_of(f, "prompt")) + " (a chat-message list): " +
+                      problem);
+      return std::nullopt;
+    }
+    *prompt = std::move(text);
+    ++counts.chat_prompts;
+    counts.system_joined += system ? 1 : 0;
+  }
+  // HumanEval: the test column holds check(candidate), entry_point names the function,
+  // the prompt is the code a body-only completion continues (tasks/python_verifier.hpp).
+  if (const auto entry = out.find("entry_point"); entry != out.end()) {
+    if (!entry->is_string()) {
+      p.add(line, "column " + json_quoted(column_of(f, "entry_point")) +
+                      ": expected a string, got " + shown_json(*entry));
+      return std::nullopt;
+    }
+    if (const auto t = out.find("tests"); t != out.end() && t->is_string()) {
+      json program{{"check", *t}, {"entry_point", *entry}};
+      if (const auto code = out.find("prompt"); code != out.end() && code->is_string())
+        program["prefix"] = *code;
+      *t = std::move(program);
+      ++counts.check_tests;
+    }
+    out.erase("entry_point");
+  }
   if (!out.contains("id") && !f.columns.count("id")) {
     out["id"] = "line-" + std::to_string(line);
     ++counts.ids_from_lines;
   }
   for (const char* optional : {"task", "answer"})
     if (!out.contains(optional) && !f.columns.count(optional)) out[optional] = "";
+  if (!out.contains("verifier") && !f.source_verifiers.empty()) {
+    if (const json* source = find_column(j, "data_source"); source && source->is_string()) {
+      if (const auto it = f.source_verifiers.find(source->get<std::string>());
+          it != f.source_verifiers.end()) {
+        out["verifier"] = it->second;
+        ++counts.source_verifier;
+      } else if (f.verifier.empty()) {
+        std::string known;
+        for (const auto& [name, v] : f.source_verifiers) known += (known.empty() ? "" : ", ") + name;
+        p.add(line, "column \"data_source\": no verifier for " +
+                        json_quoted(source->get<std::string>()) +
+                        " (mapped: " + known + ")");
+        return std::nullopt;
+      }
+    }
+  }
   if (!out.contains("verifier") && !f.verifier.empty()) {
     out["verifier"] = f.verifier;
     ++counts.default_verifier;
@@ -136,8 +248,9 @@ std::string named_by_column(std::string message, const dataset_format& f) {
 }  // namespace
 
 const std::vector<std::string>& dataset_field_names() {
-  static const std::vector<std::string> names{"id",       "prompt", "answer",    "task",
-                                              "verifier", "tests",  "difficulty"};
+  static const std::vector<std::string> names{"id",    "prompt",     "answer",
+                                              "task",  "verifier",   "tests",
+                                              "difficulty", "entry_point"};
   return names;
 }
 
@@ -147,12 +260,16 @@ std::string check_dataset_format(const dataset_format& f, const std::string& key
   for (const auto& [name, column] : f.columns) {
     if (std::find(names.begin(), names.end(), name) == names.end())
       return key + ": unknown task field \"" + name +
-             "\" (known: id, prompt, answer, task, verifier, tests, difficulty)";
+             "\" (known: id, prompt, answer, task, verifier, tests, difficulty, entry_point)";
     if (column.empty()) return key + "." + name + ": expected a column name, got \"\"";
     if (const auto [it, fresh] = field_of_column.emplace(column, name); !fresh)
       return key + ": " + it->second + " and " + name + " both read column \"" + column +
              "\"";
   }
+  for (const auto& [source, verifier] : f.source_verifiers)
+    if (source.empty() || verifier.empty())
+      return "verifiers: expected data_source: verifier pairs of non-empty names, got \"" +
+             source + "\": \"" + verifier + "\"";
   if (!f.prompt_template.empty()) {
     const auto first = f.prompt_template.find(prompt_slot);
     if (first == std::string::npos ||
@@ -174,6 +291,11 @@ result<std::vector<task_item>> load_dataset(std::istream& in, const std::string&
   if (registry && !format.verifier.empty())
     if (auto found = registry->find(format.verifier); !found)
       return error{name + ": the verifier for lines without one: " + found.err().message};
+  if (registry)
+    for (const auto& [source, verifier] : format.source_verifiers)
+      if (auto found = registry->find(verifier); !found)
+        return error{name + ": the verifier of data_source " + json_quoted(source) + ": " +
+                     found.err().message};
   const bool mapped = !format.plain();
   dataset_mapping_counts counts;
   problems p{name, max_dataset_errors, {}};
@@ -187,7 +309,10 @@ result<std::vector<task_item>> load_dataset(std::istream& in, const std::string&
     if (blank_line(text)) continue;
     auto j = json_object_line(text, line, p, mapped ? &numbers : nullptr);
     if (!j) continue;
-    if (mapped) j = remapped(*j, format, line, counts, numbers);
+    if (mapped) {
+      j = remapped(*j, format, line, counts, numbers, p);
+      if (!j) continue;
+    }
     task_item item;
     problems found{name, max_dataset_errors, {}};
     const bool ok = read_item(*j, line, registry, found, item);

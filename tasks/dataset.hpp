@@ -34,22 +34,42 @@ inline constexpr std::size_t max_dataset_errors = 20;
 ///   (math_extract.hpp: extract_math_answer);
 /// - `prompt_template`, when set, holds "{prompt}" once: the prompt is that text with
 ///   the prompt column in its place.
+/// - a column may be a path into the line: "reward_model.ground_truth" reads the key
+///   ground_truth of the object reward_model (a key with the dots in its name wins;
+///   "prompt.0.content" indexes an array);
+/// - a prompt that is a chat-message list (verl's `[{"role": "user", "content": ...}]`)
+///   becomes its user turn's text: one user message, optionally after one system
+///   message, whose text is put before the user's with a blank line between (a run on a
+///   Hugging Face model then renders that text as the user turn of its chat template);
+///   an assistant message (a multi-turn prompt) or another role is a problem of the line;
+/// - an `entry_point` column (HumanEval's) turns a string `tests` column (the
+///   check(candidate) code) into {"check", "entry_point", "prefix": the prompt}, the
+///   python verifier's test-program format; MBPP's assert list needs nothing more;
+/// - a line without a verifier column whose `data_source` column names a key of
+///   `source_verifiers` takes that verifier (before the default `verifier`); a
+///   data_source the map lacks, on a line with no verifier and no default, is a problem.
 /// Problems with a mapped field name its column: `column "problem" (mapped to prompt):
 /// missing`.
 struct dataset_format {
   std::map<std::string, std::string> columns;  ///< task field -> the file's column.
   std::string verifier;         ///< For lines without a verifier ("" = they need one).
   std::string prompt_template;  ///< "" (the prompt as it is) or text with "{prompt}".
+  /// data_source value -> verifier (`tasks.verifiers`, `--verifier-for`).
+  std::map<std::string, std::string> source_verifiers;
   /// True when nothing is set: the file is in adarl's own format (below).
-  bool plain() const { return columns.empty() && verifier.empty() && prompt_template.empty(); }
+  bool plain() const {
+    return columns.empty() && verifier.empty() && prompt_template.empty() &&
+           source_verifiers.empty();
+  }
 };
 
 /// The task fields a dataset_format may map: id, prompt, answer, task, verifier, tests,
-/// difficulty.
+/// difficulty, entry_point.
 const std::vector<std::string>& dataset_field_names();
 
 /// A problem with `format` itself (an unknown task field, two fields from one column, a
-/// template without "{prompt}" or with it twice), "" when none. `key` names the setting
+/// template without "{prompt}" or with it twice, a data_source mapped to no verifier),
+/// "" when none. `key` names the setting
 /// in messages ("tasks.fields" in a config, "--field" on a command line). Pure.
 std::string check_dataset_format(const dataset_format& format, const std::string& key);
 
@@ -60,6 +80,10 @@ struct dataset_mapping_counts {
   std::size_t answers_whole = 0;     ///< The answer column as it is (trimmed).
   std::size_t ids_from_lines = 0;    ///< Items named "line-N".
   std::size_t default_verifier = 0;  ///< Items that took dataset_format::verifier.
+  std::size_t chat_prompts = 0;      ///< Prompts read from a chat-message list.
+  std::size_t system_joined = 0;     ///< Of those, with a system message put before the user's.
+  std::size_t source_verifier = 0;   ///< Items whose verifier came from data_source.
+  std::size_t check_tests = 0;       ///< HumanEval tests: check() with its entry point.
 };
 
 /// Reads a JSONL dataset, one task per line:

@@ -18,6 +18,67 @@ struct io_case {
   std::string output;
 };
 
+/// A test program run once after the completion's (HumanEval's check(candidate), MBPP's
+/// assert lines): the program passes when the run exits with status 0.
+struct test_program {
+  std::string prefix;       ///< HumanEval: the prompt's code, put before a body-only program.
+  std::string entry_point;  ///< HumanEval: the function check() is called with.
+  std::string code;         ///< check()'s definition, or the assert lines (and set-up).
+};
+
+/// Parses the test-program formats: {"check", "entry_point", "prefix"?} (HumanEval),
+/// ["assert ...", ...] or {"asserts": [...], "setup"?} (MBPP); nullopt otherwise.
+std::optional<test_program> parse_test_program(const nlohmann::json& doc) {
+  const auto strings = [](const nlohmann::json& a) {
+    if (!a.is_array() || a.empty()) return false;
+    for (const auto& x : a)
+      if (!x.is_string()) return false;
+    return true;
+  };
+  const auto asserts = [](const nlohmann::json& a, const std::string& setup) {
+    std::string code = setup.empty() ? "" : setup + "\n";
+    for (const auto& x : a) code += x.get<std::string>() + "\n";
+    return test_program{"", "", code};
+  };
+  if (strings(doc)) return asserts(doc, "");
+  if (!doc.is_object()) return std::nullopt;
+  const auto text = [&](const char* key) -> std::optional<std::string> {
+    const auto it = doc.find(key);
+    if (it == doc.end()) return std::string();
+    if (!it->is_string()) return std::nullopt;
+    return it->get<std::string>();
+  };
+  if (doc.contains("asserts")) {
+    const auto setup = text("setup");
+    if (!strings(doc["asserts"]) || !setup) return std::nullopt;
+    return asserts(doc["asserts"], *setup);
+  }
+  const auto check = text("check"), entry = text("entry_point"), prefix = text("prefix");
+  if (!check || !entry || !prefix || check->empty() || entry->empty()) return std::nullopt;
+  if (check->find("def check(") == std::string::npos) return std::nullopt;
+  return test_program{*prefix, *entry, *check};
+}
+
+/// The program a test program runs: HumanEval's prompt first when the completion does
+/// not define the entry point itself (a body-only completion, taken with its first
+/// line's indentation from `completion`, which `program` is a part of), then the tests.
+std::string with_tests(std::string_view completion, std::string_view program,
+                       const test_program& t) {
+  std::string out;
+  if (!t.entry_point.empty() &&
+      program.find("def " + t.entry_point + "(") == std::string_view::npos) {
+    out = t.prefix;
+    size_t begin = size_t(program.data() - completion.data());
+    while (begin > 0 && (completion[begin - 1] == ' ' || completion[begin - 1] == '\t')) --begin;
+    program = completion.substr(begin, size_t(program.data() - completion.data()) - begin +
+                                           program.size());
+  }
+  out += program;
+  out += "\n\n" + t.code;
+  if (!t.entry_point.empty()) out += "\n\ncheck(" + t.entry_point + ")\n";
+  return out;
+}
+
 /// Parses {"cases": [{"input": "...", "output": "..."}, ...]}; nullopt when malformed
 /// or empty.
 std::optional<std::vector<io_case>> parse_cases(const std::string& tests) {
@@ -64,13 +125,23 @@ std::string reason_of(const python_run& run) {
 
 }  // namespace
 
+namespace {
+
+std::optional<test_program> test_program_of(const std::string& tests) {
+  const auto doc = nlohmann::json::parse(tests, nullptr, /*allow_exceptions=*/false);
+  return parse_test_program(doc);
+}
+
+}  // namespace
+
 std::string python_verifier::check_reference(const task_item& item) const {
   try {
-    if (parse_cases(item.tests)) return "";
+    if (parse_cases(item.tests) || test_program_of(item.tests)) return "";
   } catch (...) {  // bad_alloc
   }
   return "its \"tests\" are not in the python cases format {\"cases\": [{\"input\": "
-         "\"...\", \"output\": \"...\"}, ...]} (tasks/python_verifier.hpp)";
+         "\"...\", \"output\": \"...\"}, ...]}, nor a test program ({\"check\", "
+         "\"entry_point\"} or assert lines) (tasks/python_verifier.hpp)";
 }
 
 verdict python_verifier::verify(const task_item& item,
@@ -78,9 +149,19 @@ verdict python_verifier::verify(const task_item& item,
   try {
     if (!runner_.available()) return {0.f, "python_unavailable"};
     const auto cases = parse_cases(item.tests);
-    if (!cases) return {0.f, "bad_tests"};
+    const auto tests = cases ? std::nullopt : test_program_of(item.tests);
+    if (!cases && !tests) return {0.f, "bad_tests"};
     const std::string_view program = extract_program(completion);
     if (program.empty()) return {0.f, "no_program"};
+    if (tests) {
+      const python_run run = runner_.run(with_tests(completion, program, *tests), "");
+      // A failed assertion is a wrong answer; anything else that stops it, its reason.
+      if (run.status == python_status::exited && run.exit_code != 0 &&
+          run.err.find("AssertionError") != std::string::npos)
+        return {0.f, "wrong_output"};
+      if (std::string reason = reason_of(run); !reason.empty()) return {0.f, reason};
+      return {1.f, ""};
+    }
     for (const io_case& c : *cases) {
       const python_run run = runner_.run(program, c.input);
       if (std::string reason = reason_of(run); !reason.empty()) return {0.f, reason};

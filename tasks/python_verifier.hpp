@@ -20,8 +20,15 @@ namespace adarl {
 /// - "output": a string, required: the expected stdout; compared trimmed of surrounding
 ///   blanks on both sides, so a final newline does not matter;
 /// - "input": a string, optional (default empty): the program's stdin;
-/// - other keys are ignored; anything else (an array of pairs, numbers for strings, no
-///   cases) is "bad_tests" (check_reference says so before a run starts).
+/// - other keys are ignored.
+/// Or a test program run once after the program, which passes when the run exits with
+/// status 0 (a failed assert is "wrong_output"):
+///   {"check": "def check(candidate): ...", "entry_point": "f", "prefix": "..."}
+///   (HumanEval: check(f) is called; "prefix", the prompt's code, is put before a
+///   completion that does not define f itself, i.e. a body-only completion), or
+///   ["assert f(1) == 2", ...] / {"asserts": [...], "setup": "import math"} (MBPP).
+/// Anything else (an array of pairs, numbers for strings, no cases, a check without
+/// "def check(") is "bad_tests" (check_reference says so before a run starts).
 /// A case passes when the program exited with status 0 and its trimmed stdout equals the
 /// trimmed "output". Reward 1 when every case
 /// passes, else 0 with reason "python_unavailable" (no interpreter: every verify),

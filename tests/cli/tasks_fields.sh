@@ -33,6 +33,39 @@ run tasks check "$ex/code-style.jsonl" --field id=task_id --field prompt=questio
   --field answer=reference_solution --field tests=test_cases --verifier python
 expect 0 "code-style.jsonl: 8 items; tasks: (none) 8; verifiers: python 8" out.txt
 
+# verl's format: nested answer and id, chat-message prompts, verifiers by data_source.
+run tasks check "$ex/verl-style.jsonl" --field answer=reward_model.ground_truth \
+  --field id=extra_info.index --verifier-for math_dapo=math --verifier-for lighteval/MATH=math \
+  --verifier-for openai/gsm8k=math
+expect 0 "12 verifiers from data_source; 12 prompts from chat messages (3 with a system message before the user's)" out.txt
+expect 0 'first item: id "verl-000", prompt "What is 17 + 25? Let.s think step by step and output the \.\.\.", answer "42", verifier "math"' out.txt
+run tasks check "$ex/verl-style.jsonl" --field answer=reward_model.ground_truth \
+  --verifier-for math_dapo=math
+expect 2 'verl-style.jsonl:2: column "data_source": no verifier for "lighteval/MATH" (mapped: math_dapo)' err.txt
+run tasks check "$ex/verl-style.jsonl" --verifier-for math_dapo
+expect 2 '--verifier-for: expected SOURCE=VERIFIER, got "math_dapo"' err.txt
+# adarl run on it, the mapping in the config's keys.
+run run "$src/configs/quickstart.yaml" "tasks.dataset=$ex/verl-style.jsonl" \
+  tasks.fields.answer=reward_model.ground_truth tasks.fields.id=extra_info.index \
+  tasks.verifiers.math_dapo=math tasks.verifier=math model.d_model=16 model.n_layers=1 \
+  model.n_heads=2 model.d_ff=32 \
+  model.max_len=240 sft.steps=5 tasks.held_out=2 tracker.steps=2 tracker.prompts_per_step=4 \
+  actors.generator_capacity=16 eval.every=0 progress=false out=V
+expect 0 "run: finished at version 2" out.txt
+
+# HumanEval's format: check(candidate) and entry_point; the canonical solutions (bodies that
+# continue the prompt) pass their tests in the sandbox.
+run tasks check "$ex/humaneval-style.jsonl" --field id=task_id --field answer=canonical_solution \
+  --field tests=test --verifier python
+expect 0 "4 tests as check(entry_point)" out.txt
+python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    l = json.loads(l); print(json.dumps({"id": l["task_id"], "completion": l["canonical_solution"]}))' \
+  "$ex/humaneval-style.jsonl" > he_completions.jsonl
+run tasks verify --dataset "$ex/humaneval-style.jsonl" --completions he_completions.jsonl \
+  --field id=task_id --field answer=canonical_solution --field tests=test --verifier python
+expect 0 "adarl tasks verify: 4 lines, 4 rewarded" err.txt
+
 # Without the mapping: refused at the line, with adarl's own schema.
 run tasks check "$ex/gsm8k-style.jsonl"
 expect 2 'gsm8k-style.jsonl:1: field "id": missing' err.txt

@@ -448,6 +448,20 @@ TEST(PipelineReaderTest, DatasetFieldsVerifierAndTemplateAreReadAndChecked) {
   EXPECT_NE(error_of(quickstart, {"tasks.fields.prompt=problem"})
                 .find("tasks.fields: read a dataset's lines: set tasks.dataset too"),
             std::string::npos);
+  // verl-style data: tasks.verifiers maps each data_source to a verifier (issue 37).
+  auto verl = load_pipeline_config(quickstart, {"tasks.dataset=" + dataset,
+                                                "tasks.verifiers.math_dapo=math",
+                                                "tasks.verifiers.lighteval/MATH=math"});
+  ASSERT_TRUE(verl.ok()) << verl.err().message;
+  EXPECT_EQ(verl->tasks.verifiers, (std::map<std::string, std::string>{
+                                       {"lighteval/MATH", "math"}, {"math_dapo", "math"}}));
+  EXPECT_EQ(verl->effective.at("tasks.verifiers.math_dapo"), "math");
+  EXPECT_NE(error_of(quickstart, {"tasks.dataset=" + dataset, "tasks.verifiers.s=\"\""})
+                .find("tasks.verifiers: expected data_source: verifier pairs of non-empty names"),
+            std::string::npos);
+  EXPECT_NE(error_of(quickstart, {"tasks.verifiers.s=math"})
+                .find("tasks.verifiers: read a dataset's lines: set tasks.dataset too"),
+            std::string::npos);
 }
 
 TEST(PipelineReaderTest, FileAndOverrideSyntaxErrorsNameTheFile) {

@@ -387,5 +387,32 @@ TEST(SimulateOutputTest, JsonHoldsTheTableAndEveryCurve) {
   EXPECT_FALSE(write_simulate_json("/nonexistent-dir/x.json", config, rows).ok());
 }
 
+// docs/results/simulate-budget.json (docs/algorithm.md "Budget-first Reinforce-Ada")
+// is the output of docs/results/simulate-budget.yaml: the same strategies in order, seeds
+// and budget, and the budget-first arms at grpo-n4's samples per prompt.
+TEST(SimulateTest, TheCommittedBudgetFirstResultsComeFromTheirConfig) {
+  const std::string dir = std::string(ADARL_SOURCE_DIR) + "/docs/results/";
+  auto config = load_simulate_config(dir + "simulate-budget.yaml", {});
+  ASSERT_TRUE(config) << config.err().message;
+  std::ifstream in(dir + "simulate-budget.json");
+  ASSERT_TRUE(in);
+  const auto j = nlohmann::json::parse(in);
+  const auto& table = j.at("table");
+  ASSERT_EQ(table.size(), config->strategies.size());
+  for (size_t i = 0; i < table.size(); ++i) {
+    const auto& row = table[i];
+    const auto& arm = config->strategies[i];
+    EXPECT_EQ(row.at("name").get<std::string>(), arm.name);
+    EXPECT_EQ(row.at("seeds").get<size_t>(), config->seeds.size()) << arm.name;
+    if (arm.config.kind == strategy_kind::ada_budget) {
+      // At most grpo-n4's 4 (skips and unspent reserves draw less).
+      EXPECT_LE(row.at("samples_per_prompt").get<double>(), 4.0) << arm.name;
+      EXPECT_GT(row.at("samples_per_prompt").get<double>(), 3.9) << arm.name;
+    }
+  }
+  EXPECT_EQ(j.at("runs").size(), config->strategies.size() * config->seeds.size());
+  EXPECT_EQ(j.at("config").at("total_samples").get<uint64_t>(), config->total_samples);
+}
+
 }  // namespace
 }  // namespace adarl

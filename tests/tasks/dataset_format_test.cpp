@@ -25,7 +25,7 @@ result<std::vector<task_item>> load_text(const std::string& text, const dataset_
 }
 
 TEST(DatasetFormatTest, GsmStyleLinesGetLineIdsTheDefaultVerifierAndTheNumberAfterHashes) {
-  const dataset_format f{{{"prompt", "question"}}, "math", ""};
+  const dataset_format f{{{"prompt", "question"}}, "math", "", {}};
   dataset_mapping_counts n;
   std::vector<uint32_t> lines;
   const auto items = load_text(
@@ -55,7 +55,8 @@ TEST(DatasetFormatTest, MathStyleSolutionsGiveTheirLastBoxAndTheTemplateWrapsThe
   const dataset_format f{{{"prompt", "problem"}, {"answer", "solution"}, {"id", "unique_id"},
                           {"task", "type"}},
                          "math",
-                         "Problem: {prompt}\nAnswer:"};
+                         "Problem: {prompt}\nAnswer:",
+                         {}};
   dataset_mapping_counts n;
   const auto items = load_text(
       R"j({"problem": "Simplify $\\sqrt{52}$.", "solution": "First $\\boxed{4}$, then $\\boxed{2\\sqrt{13}}$.", "unique_id": "a/1", "type": "Algebra"})j"
@@ -77,7 +78,7 @@ TEST(DatasetFormatTest, MathStyleSolutionsGiveTheirLastBoxAndTheTemplateWrapsThe
 
 TEST(DatasetFormatTest, NumbersAsAnswersAndPythonTestsFromAnotherColumn) {
   const dataset_format f{{{"prompt", "q"}, {"tests", "test_cases"}, {"answer", "code"}},
-                         "", ""};
+                         "", "", {}};
   const auto items = load_text(
       R"j({"q": "Sum?", "answer": 1, "code": "print(3)", "verifier": "python", "test_cases": {"cases": [{"output": "3"}]}})j"
       "\n"
@@ -93,7 +94,7 @@ TEST(DatasetFormatTest, NumbersAsAnswersAndPythonTestsFromAnotherColumn) {
 }
 
 TEST(DatasetFormatTest, ProblemsNameTheColumnTheFieldIsMappedTo) {
-  const dataset_format f{{{"prompt", "problem"}, {"id", "uid"}}, "math", ""};
+  const dataset_format f{{{"prompt", "problem"}, {"id", "uid"}}, "math", "", {}};
   const auto items = load_text(
       "{\"question\": \"wrong column\", \"uid\": \"u1\"}\n"
       "{\"problem\": 5, \"uid\": \"u2\"}\n"
@@ -112,27 +113,108 @@ TEST(DatasetFormatTest, ProblemsNameTheColumnTheFieldIsMappedTo) {
 
 TEST(DatasetFormatTest, WithoutADefaultVerifierEachLineNeedsOne) {
   const auto items = load_text("{\"question\": \"q\", \"answer\": \"1\"}\n",
-                               dataset_format{{{"prompt", "question"}}, "", ""});
+                               dataset_format{{{"prompt", "question"}}, "", "", {}});
   ASSERT_FALSE(items);
   EXPECT_NE(items.err().message.find("d.jsonl:1: field \"verifier\": missing"),
             std::string::npos) << items.err().message;
 }
 
+// verl's format (DAPO-Math-17k, the Reinforce-Ada reference's prepared data): a
+// chat-message prompt, the answer nested under reward_model, the verifier named by
+// data_source (issue 37).
+TEST(DatasetFormatTest, VerlStyleLinesLoadWithNestedColumnsChatPromptsAndSourceVerifiers) {
+  dataset_format f{{{"answer", "reward_model.ground_truth"}, {"id", "extra_info.index"}},
+                   "", "", {{"math_dapo", "math"}, {"lighteval/MATH", "math"}}};
+  dataset_mapping_counts n;
+  const auto items = load_text(
+      R"({"data_source": "math_dapo", "prompt": [{"content": "Solve 3 + 4.", "role": "user"}], )"
+      R"("ability": "MATH", "reward_model": {"ground_truth": "7", "style": "rule"}, )"
+      R"("extra_info": {"index": "a-1"}})"
+      "\n"
+      R"({"data_source": "lighteval/MATH", "prompt": [{"role": "system", "content": "Think."}, )"
+      R"({"role": "user", "content": "Half of 10?"}], "reward_model": {"ground_truth": 5}, )"
+      R"("extra_info": {"index": "a-2"}})"
+      "\n",
+      f, &n);
+  ASSERT_TRUE(items) << items.err().message;
+  ASSERT_EQ(items->size(), 2u);
+  EXPECT_EQ((*items)[0].id, "a-1");
+  EXPECT_EQ((*items)[0].prompt, "Solve 3 + 4.");
+  EXPECT_EQ((*items)[0].answer, "7");
+  EXPECT_EQ((*items)[0].verifier, "math");
+  EXPECT_EQ((*items)[1].prompt, "Think.\n\nHalf of 10?");  // the system text first
+  EXPECT_EQ((*items)[1].answer, "5");                      // a nested number, as text
+  EXPECT_EQ(n.chat_prompts, 2u);
+  EXPECT_EQ(n.system_joined, 1u);
+  EXPECT_EQ(n.source_verifier, 2u);
+  // An array element by index; a key with dots in its name wins over the path.
+  const auto indexed = load_text(
+      R"({"p": [{"role": "user", "content": "q?"}], "a.b": "1", "a": {"b": "2"}, "verifier": "math"})"
+      "\n",
+      dataset_format{{{"prompt", "p.0.content"}, {"answer", "a.b"}}, "", "", {}});
+  ASSERT_TRUE(indexed) << indexed.err().message;
+  EXPECT_EQ((*indexed)[0].prompt, "q?");
+  EXPECT_EQ((*indexed)[0].answer, "1");
+}
+
+TEST(DatasetFormatTest, VerlStyleProblemsNameTheLineTheColumnAndTheMessage) {
+  dataset_format f{{{"answer", "reward_model.ground_truth"}}, "", "", {{"math_dapo", "math"}}};
+  const auto bad = load_text(
+      R"({"data_source": "math_dapo", "prompt": [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}], "reward_model": {"ground_truth": "1"}})"
+      "\n"
+      R"({"data_source": "math_dapo", "prompt": [{"role": "user"}], "reward_model": {"ground_truth": "1"}})"
+      "\n"
+      R"({"data_source": "gsm8k", "prompt": "q", "reward_model": {"ground_truth": "1"}})"
+      "\n"
+      R"({"data_source": "math_dapo", "prompt": "q", "reward_model": {"truth": "1"}})"
+      "\n"
+      R"({"data_source": "math_dapo", "prompt": [{"role": "tool", "content": "x"}], "reward_model": {"ground_truth": "1"}})"
+      "\n",
+      f);
+  ASSERT_FALSE(bad);
+  const std::string m = bad.err().message;
+  EXPECT_NE(m.find("d.jsonl:1: column \"prompt\" (a chat-message list): message 2: a multi-turn "
+                   "prompt (assistant after the user turn)"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("d.jsonl:2: column \"prompt\" (a chat-message list): message 1: expected "
+                   "{\"role\": string, \"content\": string}"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("d.jsonl:3: column \"data_source\": no verifier for \"gsm8k\" (mapped: "
+                   "math_dapo)"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("d.jsonl:4: column \"reward_model.ground_truth\" (mapped to answer): missing"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("d.jsonl:5: column \"prompt\" (a chat-message list): message 1: role \"tool\""),
+            std::string::npos)
+      << m;
+  // A data_source mapped to an unknown verifier is refused before any line.
+  const auto unknown =
+      load_text("{\"prompt\": \"q\"}\n", dataset_format{{}, "", "", {{"s", "mth"}}});
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.err().message.find("d.jsonl: the verifier of data_source \"s\": "),
+            std::string::npos)
+      << unknown.err().message;
+}
+
 TEST(DatasetFormatTest, ABadFormatIsRefusedBeforeAnyLine) {
-  EXPECT_EQ(check_dataset_format({{{"prompt", "problem"}}, "math", "Q: {prompt}"}, "k"), "");
-  EXPECT_NE(check_dataset_format({{{"promt", "problem"}}, "", ""}, "k")
+  EXPECT_EQ(check_dataset_format({{{"prompt", "problem"}}, "math", "Q: {prompt}", {}}, "k"), "");
+  EXPECT_NE(check_dataset_format({{{"promt", "problem"}}, "", "", {}}, "k")
                 .find("k: unknown task field \"promt\""),
             std::string::npos);
-  EXPECT_NE(check_dataset_format({{{"prompt", "x"}, {"answer", "x"}}, "", ""}, "k")
+  EXPECT_NE(check_dataset_format({{{"prompt", "x"}, {"answer", "x"}}, "", "", {}}, "k")
                 .find("k: answer and prompt both read column \"x\""),
             std::string::npos);
-  EXPECT_NE(check_dataset_format({{{"prompt", ""}}, "", ""}, "k").find("k.prompt: expected"),
+  EXPECT_NE(check_dataset_format({{{"prompt", ""}}, "", "", {}}, "k").find("k.prompt: expected"),
             std::string::npos);
-  EXPECT_NE(check_dataset_format({{}, "", "no slot"}, "k").find("prompt_template: expected"),
+  EXPECT_NE(check_dataset_format({{}, "", "no slot", {}}, "k").find("prompt_template: expected"),
             std::string::npos);
-  EXPECT_NE(check_dataset_format({{}, "", "{prompt}{prompt}"}, "k").find("once"),
+  EXPECT_NE(check_dataset_format({{}, "", "{prompt}{prompt}", {}}, "k").find("once"),
             std::string::npos);
-  const auto unknown = load_text("{\"prompt\": \"q\"}\n", dataset_format{{}, "mth", ""});
+  const auto unknown = load_text("{\"prompt\": \"q\"}\n", dataset_format{{}, "mth", "", {}});
   ASSERT_FALSE(unknown);
   EXPECT_EQ(unknown.err().message.rfind("d.jsonl: the verifier for lines without one: ", 0),
             0u) << unknown.err().message;
@@ -156,16 +238,28 @@ TEST(DatasetFormatTest, TheShippedExamplesLoadWithTheirMappingAndEveryReferenceI
     size_t items;
   };
   const std::vector<example> examples{
-      {"gsm8k-style.jsonl", {{{"prompt", "question"}}, "math", "Q: {prompt}\nA:"}, 32},
+      {"gsm8k-style.jsonl", {{{"prompt", "question"}}, "math", "Q: {prompt}\nA:", {}}, 32},
       {"math-style.jsonl",
        {{{"prompt", "problem"}, {"answer", "solution"}, {"id", "unique_id"}, {"task", "type"}},
-        "math", ""},
+        "math", "", {}},
        24},
       {"code-style.jsonl",
        {{{"id", "task_id"}, {"prompt", "question"}, {"answer", "reference_solution"},
          {"tests", "test_cases"}},
-        "python", ""},
+        "python", "", {}},
        8},
+      {"humaneval-style.jsonl",
+       {{{"id", "task_id"}, {"answer", "canonical_solution"}, {"tests", "test"}},
+        "python",
+        "",
+        {}},
+       4},
+      {"verl-style.jsonl",
+       {{{"answer", "reward_model.ground_truth"}, {"id", "extra_info.index"}},
+        "",
+        "",
+        {{"math_dapo", "math"}, {"lighteval/MATH", "math"}, {"openai/gsm8k", "math"}}},
+       12},
   };
   const auto registry = verifier_registry::with_builtins();
   for (const auto& e : examples) {
@@ -196,7 +290,7 @@ namespace {
 // wrong_value) and 1.0000000000000000001 became 1.0. The mapped answer column is read
 // as written, even when it is not called "answer".
 TEST(DatasetFormatTest, NumberAnswersKeepTheirSourceText) {
-  const dataset_format f{{{"prompt", "question"}, {"answer", "target"}}, "math", ""};
+  const dataset_format f{{{"prompt", "question"}, {"answer", "target"}}, "math", "", {}};
   const auto items = load_text(
       "{\"question\": \"2^64?\", \"target\": 18446744073709551616}\n"
       "{\"question\": \"tiny\", \"target\": 1.0000000000000000001}\n"

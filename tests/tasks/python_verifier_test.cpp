@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 
 namespace adarl {
@@ -77,6 +78,40 @@ TEST_F(PythonVerifierTest, MalformedTestsAreBadTests) {
   }
   item.tests = R"({"cases": [{"output": "ok"}]})";  // stdin may be omitted
   EXPECT_EQ(v.verify(item, "print('ok')").reward, 1.f);
+}
+
+// HumanEval's and MBPP's tests (issue 37): a test program run after the completion.
+TEST_F(PythonVerifierTest, HumanEvalChecksAndMbppAssertsRunAfterTheProgram) {
+  python_config c;
+  c.timeout = std::chrono::milliseconds(2000);
+  const python_verifier v(c);
+  task_item he;
+  he.verifier = "python";
+  he.prompt = "def add(a, b):\n    \"\"\"The sum of a and b.\"\"\"\n";
+  he.tests = R"({"check": "def check(candidate):\n    assert candidate(1, 2) == 3\n    assert candidate(-4, 4) == 0\n", "entry_point": "add", "prefix": "def add(a, b):\n    \"\"\"The sum of a and b.\"\"\"\n"})";
+  EXPECT_EQ(v.check_reference(he), "");
+  // A body-only completion continues the prompt; its first line keeps its indentation.
+  const verdict body = v.verify(he, "    return a + b\n");
+  EXPECT_EQ(body.reward, 1.f) << body.reason;
+  const verdict fenced = v.verify(he, "Sure:\n```python\ndef add(a, b):\n    return b + a\n```");
+  EXPECT_EQ(fenced.reward, 1.f) << fenced.reason;
+  EXPECT_EQ(v.verify(he, "    return a - b\n").reason, "wrong_output");
+  EXPECT_EQ(v.verify(he, "    raise ValueError('no')\n").reason, "crashed");
+  task_item mbpp;
+  mbpp.verifier = "python";
+  mbpp.tests = R"(["assert square(3) == 9", "assert square(-2) == 4"])";
+  EXPECT_EQ(v.verify(mbpp, "def square(x):\n    return x * x").reward, 1.f);
+  EXPECT_EQ(v.verify(mbpp, "def square(x):\n    return 2 * x").reason, "wrong_output");
+  mbpp.tests = R"({"asserts": ["assert root(9) == 3"], "setup": "import math"})";
+  EXPECT_EQ(v.verify(mbpp, "def root(x):\n    return math.isqrt(x)").reward, 1.f);
+  // Not test programs: bad_tests, and check_reference says why before a run.
+  for (const char* tests : {R"({"check": "assert True", "entry_point": "f"})",
+                            R"({"check": "def check(c): pass"})", R"([1, 2])", R"([])",
+                            R"({"asserts": "assert x"})"}) {
+    he.tests = tests;
+    EXPECT_EQ(v.verify(he, "    return 1").reason, "bad_tests") << tests;
+    EXPECT_NE(v.check_reference(he), "") << tests;
+  }
 }
 
 TEST(PythonVerifierUnavailableTest, EveryVerifyIsZeroWithPythonUnavailable) {
