@@ -109,7 +109,11 @@ finished_group seq_strategy::make_group(prompt_slot slot, exit_kind exit) const 
   g.slot = slot;
   g.prompt_id = p.id;
   g.exit = exit;
-  g.kept = balanced_downsample(pool, config_.threshold, n, target_pos);
+  if (config_.downsample) {
+    g.kept = balanced_downsample(pool, config_.threshold, n, target_pos);
+  } else {
+    for (uint32_t i = 0; i < size; ++i) g.kept.push_back(i);  // every sample of the pool
+  }
   for (auto i : g.kept) g.rewards.push_back(pool[i]);
   g.samples_used = size;
   g.positives = pos;

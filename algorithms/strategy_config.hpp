@@ -46,6 +46,9 @@ struct seq_config {
   float threshold = 0.7f;     ///< A sample is positive when reward > threshold (strict).
   bool std_norm = false;      ///< Divide advantages by the unbiased std of the 0/1 pool.
   bool explicit_weight = false;  ///< Multiply by f'(p_hat) (paper v3's 1/p_hat), guarded.
+  /// Balanced down-sampling of the pool to n (the paper's); false trains every sample
+  /// of the pool (the same baseline over the whole pool).
+  bool downsample = true;
   objective weight_objective;    ///< f for explicit_weight (default log: 1/p_hat).
   /// The tracker's memory spent on the budget (adarl's own, docs/algorithm.md "The informed Seq"; 0 = off,
   /// the paper's Seq). The signal chance of a prompt is the probability, under its

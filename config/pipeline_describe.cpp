@@ -23,6 +23,7 @@ std::string describe_strategy(const strategy_config& s) {
              (s.seq.skip_below > 0 ? ", visits skipped below " + text(s.seq.skip_below) +
                                          " (explore " + text(s.seq.explore) + ")"
                                    : std::string()) +
+             (s.seq.downsample ? std::string() : ", every pool sample trained") +
              ")";
     case strategy_kind::ada_est:
     case strategy_kind::ada_est_online:

@@ -42,6 +42,7 @@ strategy_config read_strategy(config_map& m, strategy_config c) {
       m.get("threshold", s.threshold);
       m.get("std_norm", s.std_norm);
       m.get("explicit_weight", s.explicit_weight);
+      m.get("downsample", s.downsample);
       m.get("min_signal_chance", s.min_signal_chance);
       m.get("skip_below", s.skip_below);
       m.get("explore", s.explore);

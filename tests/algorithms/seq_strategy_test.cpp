@@ -671,6 +671,30 @@ TEST(SeqStrategyTest, InformedStopsRoundsWhenTheRestWouldShowNoSignal) {
   EXPECT_TRUE(r2.step_done);
 }
 
+// downsample: false trains every sample of the pool, with the whole pool's baseline.
+TEST(SeqStrategyTest, WithoutDownsamplingEveryPoolSampleIsTrained) {
+  seq_config c = balance_config();
+  c.downsample = false;
+  seq_strategy s(c);
+  decisions d;
+  s.start(make_prompts(1), d);
+  // 3 positives of 8: the balance exit (2 and 2) holds in the first round.
+  auto x = feed(s, 0, 0, {1, 0, 0, 1, 0, 0, 1, 0});
+  ASSERT_EQ(x.finished.size(), 1u);
+  const auto& g = x.finished[0];
+  EXPECT_EQ(g.kept, (idx{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(g.rewards.size(), 8u);
+  EXPECT_NEAR(g.baseline, 3.0 / 8, 1e-6);
+  expect_floats(g.advantages, {0.625, -0.375, -0.375, 0.625, -0.375, -0.375, 0.625, -0.375});
+  // The paper's Seq keeps n = 4 of them.
+  seq_strategy paper(balance_config());
+  decisions e;
+  paper.start(make_prompts(1), e);
+  auto y = feed(paper, 0, 0, {1, 0, 0, 1, 0, 0, 1, 0});
+  ASSERT_EQ(y.finished.size(), 1u);
+  EXPECT_EQ(y.finished[0].kept.size(), 4u);
+}
+
 TEST(SeqStrategyTest, WithTheOptionsOffTheBeliefChangesNothing) {
   seq_strategy s(balance_config());
   auto prompts = believed({{0.5, 60}});

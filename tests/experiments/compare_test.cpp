@@ -157,7 +157,7 @@ TEST(CompareConfigTest, TheEqualComputeComparisonReadsAtTheBaselinesBudget) {
   EXPECT_EQ(c->strategies,
             (std::vector<std::string>{"grpo-n4", "grpo-n8", "grpo-n16", "dapo", "greso-n4",
                                       "ada-budget", "ada-budget-knapsack", "ada-budget-weighted",
-                                      "ada-seq-balance", "ada-est"}));
+                                      "ada-seq-balance", "ada-seq-balance-all", "ada-est"}));
   const auto& b = c->base;
   EXPECT_EQ(c->settings.sample_budget, uint64_t(c->settings.equal_steps) * b.tracker.prompts_per_step * 4);
   EXPECT_EQ(c->settings.sample_budget % b.eval.every_samples, 0u);
