@@ -19,6 +19,9 @@ struct piece {
   bool lo_closed = false, hi_closed = false;
 };
 
+/// The variable of a region bounded around a name that is no variable ("0 < f(x) < 1").
+constexpr std::string_view kNameless = "\\name";
+
 bool is_relation_op(char op) {
   return op == '<' || op == 'l' || op == '>' || op == 'g';
 }
@@ -172,6 +175,10 @@ math_status comparer::relation_reference(math_ref g, math_ref a) {
     if (is_variable(kid(g, 1)) && is_constant_ref(kid(g, 0))) return compare(kid(g, 0), a);
     return math_status::different;
   }
+  // "f(2) < f(1) < f(4)" against itself: the same chain, side by side.
+  if (A.kind == math_kind::relation && A.text == G.text && A.kids.size() == G.kids.size() &&
+      in_order(g, a) == math_status::equal)
+    return math_status::equal;
   return regions(g, a, /*answer_may_be_relation=*/true);
 }
 
@@ -235,7 +242,8 @@ math_status comparer::regions(math_ref g, math_ref a, bool answer_may_be_relatio
   std::vector<piece> gp, ap;
   if (!region_of(g, /*relations=*/true, gv, gp)) return math_status::different;
   if (!region_of(a, answer_may_be_relation, av, ap)) return math_status::different;
-  if (!av.empty() && av != gv) return math_status::different;  // "t > 5" against "x > 5"
+  // "t > 5" against "x > 5"; two regions of names are never matched by their bounds alone.
+  if (!av.empty() && (av != gv || av == kNameless)) return math_status::different;
   if (gp.size() != ap.size()) return math_status::different;
   std::vector<bool> used(ap.size(), false);
   for (const piece& x : gp) {
@@ -294,7 +302,7 @@ bool comparer::region_of(math_ref r, bool relations, std::string& variable,
         std::string v;
         if (node(kid(r, k)).kind != math_kind::relation || !relation_region(kid(r, k), v, out))
           return false;
-        if (!variable.empty() && v != variable) return false;
+        if (v == kNameless || (!variable.empty() && v != variable)) return false;
         variable = v;
       }
       return n.text == "or";
@@ -317,9 +325,11 @@ bool comparer::relation_region(math_ref r, std::string& variable,
     return region_of(kid(r, 1), false, inner, out);
   }
   if (n.kids.size() == 3) {
-    if (!is_variable(kid(r, 1)) || !is_constant_ref(kid(r, 0)) || !is_constant_ref(kid(r, 2)))
+    // The middle may be a name other than a variable ("0 < f(x) < 1"): its region has
+    // no variable, so it meets intervals only, never an inequality of a variable.
+    if (!is_name(kid(r, 1)) || !is_constant_ref(kid(r, 0)) || !is_constant_ref(kid(r, 2)))
       return false;
-    variable = node(kid(r, 1)).text;
+    variable = is_variable(kid(r, 1)) ? node(kid(r, 1)).text : std::string(kNameless);
     const char a = n.text[0], b = n.text[1];
     const bool up = (a == '<' || a == 'l') && (b == '<' || b == 'l');
     const bool down = (a == '>' || a == 'g') && (b == '>' || b == 'g');

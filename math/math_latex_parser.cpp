@@ -255,7 +255,7 @@ uint32_t latex_reader::term() {
   for (;;) {
     if (eat_command("cdot") || eat_command("times") || eat_command("ast") || eat('*')) {
       factors.push_back(signed_power());
-    } else if (eat('/') || eat_command("div")) {
+    } else if (eat('/') || eat_command("div") || ratio_colon()) {
       const uint32_t left =
           factors.size() == 1 ? factors[0] : add(math_kind::multiply, factors);
       factors = {add(math_kind::divide, {left, signed_power()})};
@@ -286,6 +286,16 @@ uint32_t latex_reader::term() {
   }
   if (factors.size() == 1) return factors[0];
   return add(math_kind::multiply, std::move(factors));
+}
+
+// A ':' between two terms is a ratio, read as a quotient ("3:4", "V_1:V_2 = 11:21");
+// ":=" and a ':' with nothing after it are not.
+bool latex_reader::ratio_colon() {
+  ws();
+  if (peek() != ':' || peek(1) == '=') return false;
+  ++i_;
+  if (!starts_atom() && peek() != '-' && peek() != '+') fail();
+  return true;
 }
 
 // At the cursor, after the digits of a whole number: a blank, digits, '/', digits and

@@ -36,6 +36,7 @@ class latex_reader {
   uint32_t postfix();
   bool unit_tail(const std::vector<uint32_t>& factors);
   bool mixed_fraction_ahead() const;
+  bool ratio_colon();
   size_t unit_word_end(size_t j) const;
   // Atoms (math_latex_atoms.cpp).
   uint32_t atom();

@@ -64,6 +64,23 @@ TEST(MathVerifierTest, InequalityReferenceAcceptsTheEquivalentInterval) {
   EXPECT_TRUE(scores("x \\le 4", "\\boxed{(-\\infty, 4)}", 0.f, "wrong_value"));
 }
 
+TEST(MathVerifierTest, BoundsOfANameThatIsNoVariableAreAnInterval) {
+  EXPECT_TRUE(scores("0<f(x)<1", "\\boxed{(0,1)}", 1.f));
+  EXPECT_TRUE(scores("0<f(x)<1", "\\boxed{(0,2)}", 0.f, "wrong_value"));
+  EXPECT_TRUE(scores("0<f(x)<1", "\\boxed{[0,1)}", 0.f, "wrong_value"));
+  // Another name, or a variable, with the same bounds states something else.
+  EXPECT_TRUE(scores("0<f(x)<1", "\\boxed{0<g(x)<1}", 0.f, "wrong_value"));
+  EXPECT_TRUE(scores("0<f(x)<1", "\\boxed{0<x<1}", 0.f, "wrong_value"));
+  EXPECT_TRUE(scores("0<2x<1", "\\boxed{(0,1)}", 0.f, "wrong_value"));  // 2x is no name
+}
+
+TEST(MathVerifierTest, ChainsOfOneRelationCompareSideBySide) {
+  EXPECT_TRUE(scores("f(2) < f(1) < f(4)", "so \\boxed{f(2) < f(1) < f(4)}.", 1.f));
+  EXPECT_TRUE(scores("a < b \\le c", "\\boxed{a<b\\leq c}", 1.f));
+  EXPECT_TRUE(scores("f(2) < f(1) < f(4)", "\\boxed{f(1) < f(2) < f(4)}", 0.f, "wrong_value"));
+  EXPECT_TRUE(scores("a < b \\le c", "\\boxed{a < b < c}", 0.f, "wrong_value"));
+}
+
 TEST(MathVerifierTest, IntervalReferenceDoesNotAcceptAnInequality) {
   EXPECT_TRUE(scores("[5,\\infty)", "\\boxed{x \\ge 5}", 0.f, "wrong_value"));
   EXPECT_TRUE(scores("(1, 3]", "\\boxed{1 < x \\le 3}", 0.f, "wrong_value"));
@@ -120,6 +137,23 @@ TEST(MathVerifierTest, WholeSolutionReferencesAreReadLikeCompletions) {
   EXPECT_TRUE(scores("She sold 24 clips in May and 72 in all.", "#### 72", 0.f,
                      "bad_reference"));
   EXPECT_NE(math_verifier{}.check_reference(math_item("She sold 24 clips and 72 in all.")), "");
+}
+
+TEST(MathVerifierTest, ReferenceOfJoinedMathSpansIsAList) {
+  EXPECT_TRUE(scores("$1$ and $2$ and $3$", "\\boxed{1,2,3}", 1.f));
+  EXPECT_TRUE(scores("$21,16$ or $11$", "$21,16,11$", 1.f));
+  EXPECT_TRUE(scores("$1$ and $2$ and $3$", "\\boxed{3}", 0.f, "wrong_value"));
+  EXPECT_TRUE(scores("$1$ and $2$ and $3$", "\\boxed{1,2}", 0.f, "wrong_value"));
+  // Spans in a sentence are no list: the last one states the answer.
+  EXPECT_TRUE(scores("The value of $x$ is $5$", "\\boxed{5}", 1.f));
+}
+
+TEST(MathVerifierTest, ValuelessReferenceMatchesItsOwnSpellingOnly) {
+  EXPECT_TRUE(scores("$12:00$", "$12:00$", 1.f));
+  EXPECT_TRUE(scores("$12:00$", "$1:00$", 0.f, "bad_reference"));
+  EXPECT_TRUE(scores("\\zzz", "\\boxed{\\zzz}", 1.f));
+  EXPECT_TRUE(scores("\\zzz", "\\boxed{\\zzy}", 0.f, "bad_reference"));
+  EXPECT_TRUE(scores("\\zzz", "\\boxed{0}", 0.f, "bad_reference"));
 }
 
 TEST(MathVerifierTest, CheckReferenceAcceptsWhatVerifyCanUse) {
