@@ -45,6 +45,7 @@ class comparer {
   math_ref kid(math_ref r, size_t k) const { return {r.side, node(r).kids[k]}; }
   bool is_variable(math_ref r) const { return node(r).kind == math_kind::symbol; }
   bool is_name(math_ref r, int depth = 0) const;
+  bool mentions(math_ref r, const std::string& name) const;
   bool is_constant_ref(math_ref r) const { return is_constant(ast(r), r.node); }
 
   math_status compare(math_ref g, math_ref a);
@@ -67,6 +68,7 @@ class comparer {
   const math_ast* asts_[2];
   math_limits limits_;
   math_scalar_engine engine_;
+  bool in_definitions_ = false;  ///< Comparing the items of a list of equations.
 };
 
 math_status comparer::compare(math_ref g, math_ref a) {
@@ -118,6 +120,12 @@ math_status comparer::collection(math_ref g, math_ref a) {
   }
   if (G.kind == math_kind::list && all_relations && any_inequality)
     return regions(g, a, /*answer_may_be_relation=*/true);
+  if (A.kind == math_kind::list && G.kind == math_kind::list && all_relations) {
+    in_definitions_ = true;
+    const math_status s = as_sets(elements(g), elements(a));
+    in_definitions_ = false;
+    return s;
+  }
   if (A.kind == math_kind::set || A.kind == math_kind::list || is_scalar(A.kind))
     return as_sets(elements(g), elements(a));
   if (A.kind == math_kind::set_union) return regions(g, a, false);
@@ -147,6 +155,16 @@ bool comparer::is_name(math_ref r, int depth) const {
   }
 }
 
+// True when the subtree at `r` names the variable `name`.
+bool comparer::mentions(math_ref r, const std::string& name) const {
+  const math_node& n = node(r);
+  if (n.kind == math_kind::symbol) return n.text == name;
+  for (size_t k = 0; k < n.kids.size(); ++k) {
+    if (mentions(kid(r, k), name)) return true;
+  }
+  return false;
+}
+
 // "x = 3" -> 3, "(x, y) = (1, 2)" -> (1, 2), "2 + 3 = 5" -> 5, "x \in S" -> S.
 std::optional<math_ref> comparer::coerce(math_ref a) const {
   const math_node& A = node(a);
@@ -172,6 +190,11 @@ math_status comparer::relation_reference(math_ref g, math_ref a) {
       return engine_.same_equation(kid(g, 0), kid(g, 1), kid(a, 0), kid(a, 1));
     }
     if (is_name(kid(g, 0)) && is_constant_ref(kid(g, 1))) return compare(kid(g, 1), a);
+    // "y_1 = -2x^2 + 4x + 3, y_2 = ...": in a list of such definitions, a variable given
+    // an expression of others stands for it (alone, an equation needs an equation).
+    if (in_definitions_ && G.kids.size() == 2 && is_variable(kid(g, 0)) && is_scalar(A.kind) &&
+        is_scalar(node(kid(g, 1)).kind) && !mentions(kid(g, 1), node(kid(g, 0)).text))
+      return compare(kid(g, 1), a);
     if (is_variable(kid(g, 1)) && is_constant_ref(kid(g, 0))) return compare(kid(g, 0), a);
     return math_status::different;
   }

@@ -148,6 +148,17 @@ TEST(MathVerifierTest, ReferenceOfJoinedMathSpansIsAList) {
   EXPECT_TRUE(scores("The value of $x$ is $5$", "\\boxed{5}", 1.f));
 }
 
+TEST(MathVerifierTest, ListOfDefinitionsAcceptsTheirExpressions) {
+  const std::string reference = "y_{1}=-2 x^{2}+4 x+3, y_{2}=3 x^{2}+12 x+10";
+  EXPECT_TRUE(scores(reference, "\\boxed{-2(x - 1)^2 + 5} and \\boxed{3(x + 2)^2 - 2}", 1.f));
+  EXPECT_TRUE(scores(reference, "\\boxed{-2(x - 1)^2 + 5, 3(x + 2)^2 + 2}", 0.f, "wrong_value"));
+  EXPECT_TRUE(scores(reference, "\\boxed{-2(x - 1)^2 + 5}", 0.f, "wrong_value"));
+  // A variable defined by itself is an equation to solve, not a value.
+  EXPECT_TRUE(scores("y = 2y - 1, z = 2", "\\boxed{2y - 1, 2}", 0.f, "wrong_value"));
+  // Alone, an equation still needs an equation (EquationAnswerStandsForItsValue).
+  EXPECT_TRUE(scores("y = 2x + 3", "\\boxed{2x + 3}", 0.f, "wrong_value"));
+}
+
 TEST(MathVerifierTest, ValuelessReferenceMatchesItsOwnSpellingOnly) {
   EXPECT_TRUE(scores("$12:00$", "$12:00$", 1.f));
   EXPECT_TRUE(scores("$12:00$", "$1:00$", 0.f, "bad_reference"));
