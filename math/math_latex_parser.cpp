@@ -243,6 +243,7 @@ uint32_t latex_reader::sum() {
     if (terms.size() > lim_.max_nodes) fail(math_parse_status::too_complex);
   }
   if (terms.size() == 1) return terms[0];
+  if (const auto m = matrix_sum(terms)) return *m;
   return add(math_kind::add, std::move(terms));
 }
 
@@ -285,6 +286,7 @@ uint32_t latex_reader::term() {
     if (factors.size() > lim_.max_nodes) fail(math_parse_status::too_complex);
   }
   if (factors.size() == 1) return factors[0];
+  if (const auto m = matrix_product(factors)) return *m;
   return add(math_kind::multiply, std::move(factors));
 }
 

@@ -2,6 +2,7 @@
 // answers and whole-solution references (math/math_equivalence.hpp).
 #include <gtest/gtest.h>
 
+#include "math/math_limits.hpp"
 #include "tests/tasks/math_test_util.hpp"
 
 namespace adarl {
@@ -112,6 +113,31 @@ TEST(MathVerifierTest, MatricesCompareShapeAndElements) {
   EXPECT_TRUE(different("\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}", "(1, 2)"));
   EXPECT_TRUE(scores(p, "\\boxed{\\begin{vmatrix} 1 & 2 \\\\ 3 & 4 \\end{vmatrix}}", 0.f,
                      "unparsable"));  // a determinant is not a matrix
+}
+
+std::string pmatrix(const std::string& rows) {
+  return "\\begin{pmatrix}" + rows + "\\end{pmatrix}";
+}
+
+TEST(MathVerifierTest, MatrixSumsAndProductsAreTheMatrixTheyDenote) {
+  const std::string a = pmatrix("1 & 2 \\\\ 3 & 4"), b = pmatrix("5 & 6 \\\\ 7 & 8");
+  EXPECT_TRUE(scores(pmatrix("6 & 8 \\\\ 10 & 12"), "The sum is $" + a + " + " + b + "$", 1.f));
+  EXPECT_TRUE(scores(pmatrix("-4 & -4 \\\\ -4 & -4"), "$" + a + " - " + b + "$", 1.f));
+  EXPECT_TRUE(scores(pmatrix("19 & 22 \\\\ 43 & 50"), "$" + a + " " + b + "$", 1.f));
+  EXPECT_TRUE(scores(pmatrix("19 & 22 \\\\ 43 & 50"), "$" + a + " \\cdot " + b + "$", 1.f));
+  // Matrix products do not commute.
+  EXPECT_TRUE(scores(pmatrix("19 & 22 \\\\ 43 & 50"), "$" + b + " " + a + "$", 0.f,
+                     "wrong_value"));
+  EXPECT_TRUE(scores(pmatrix("11"), "$" + pmatrix("1 & 2") + pmatrix("3 \\\\ 4") + "$", 1.f));
+  EXPECT_TRUE(scores(pmatrix("6 & 8 \\\\ 10 & 12"), "$" + a + " + " + pmatrix("5 & 6") + "$",
+                     0.f, "unparsable"));  // shapes differ
+  EXPECT_TRUE(scores(pmatrix("11"), "$" + pmatrix("3 \\\\ 4") + pmatrix("3 \\\\ 4") + "$", 0.f,
+                     "unparsable"));
+  // Each product adds nodes: a chain within the length limit is past the node limit.
+  std::string chain;
+  for (int k = 0; k < 26; ++k) chain += pmatrix("1&2\\\\3&4");
+  ASSERT_LT(chain.size(), math_limits{}.max_answer_chars);
+  EXPECT_TRUE(scores(pmatrix("1 & 0 \\\\ 0 & 1"), "$" + chain + "$", 0.f, "too_complex"));
 }
 
 TEST(MathVerifierTest, TextAnswersIgnoreCaseAndBlanks) {
