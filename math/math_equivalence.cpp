@@ -55,6 +55,8 @@ class comparer {
   math_status in_order(math_ref g, math_ref a);
   math_status as_sets(const std::vector<math_ref>& g, const std::vector<math_ref>& a);
   math_status scalars(math_ref g, math_ref a);
+  bool has_ratio(math_ref r) const;
+  math_status as_written(math_ref g, math_ref a);
   std::optional<math_ref> coerce(math_ref a) const;
   std::vector<math_ref> variants(math_ref r) const;
   std::vector<math_ref> elements(math_ref r) const;
@@ -100,6 +102,7 @@ math_status comparer::compare(math_ref g, math_ref a) {
     case math_kind::text:
       return math_status::different;  // text answers are compared by their keys
     default:
+      if (is_scalar(A.kind) && has_ratio(g) && has_ratio(a)) return as_written(g, a);
       if (is_scalar(A.kind)) return scalars(g, a);
       if (A.kind == math_kind::list || A.kind == math_kind::set)
         return as_sets(variants(g), elements(a));
@@ -227,6 +230,33 @@ math_status comparer::as_sets(const std::vector<math_ref>& g, const std::vector<
       found = used[k] = s == math_status::equal;
     }
     if (!found) return math_status::different;
+  }
+  return math_status::equal;
+}
+
+// True when the subtree at `r` holds a ratio "a:b".
+bool comparer::has_ratio(math_ref r) const {
+  const math_node& n = node(r);
+  if (n.kind == math_kind::divide && n.text == "ratio") return true;
+  for (size_t k = 0; k < n.kids.size(); ++k) {
+    if (has_ratio(kid(r, k))) return true;
+  }
+  return false;
+}
+
+// Two scalars that both hold ratios: the same shape around them and each ratio's terms
+// equal as written, so clock times are not reduced ("1:10" is not "3:30", "12:00" is
+// itself); the parts without a ratio compare by value. O(nodes * depth).
+math_status comparer::as_written(math_ref g, math_ref a) {
+  const bool rg = has_ratio(g), ra = has_ratio(a);
+  if (!rg && !ra) return scalars(g, a);
+  const math_node& G = node(g);
+  const math_node& A = node(a);
+  if (!rg || !ra || G.kind != A.kind || G.text != A.text || G.kids.size() != A.kids.size())
+    return math_status::different;
+  for (size_t k = 0; k < G.kids.size(); ++k) {
+    const math_status s = as_written(kid(g, k), kid(a, k));
+    if (s != math_status::equal) return s;
   }
   return math_status::equal;
 }

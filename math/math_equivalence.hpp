@@ -13,6 +13,9 @@ namespace adarl {
 ///   values and tuples of names such as "AB", "f(x)", "|AB|", "(p, q)"; or a constant) or
 ///   "x \in S" stands for v or S when the reference is not a relation;
 /// - scalars: math_scalar_engine::equal; a value with "\pm" is the set of its variants;
+///   a ratio "3:4" is the quotient 3/4 against a side without a ratio, but two sides with
+///   ratios compare as written, their terms equal ("6:8" is not "3:4", as "1:10" is not
+///   the time "3:30");
 /// - tuples and matrices: same shape, element by element, in order (a tuple reference
 ///   also against a set written "{1, 3}", in the order written, as the reference
 ///   verifier compares them);

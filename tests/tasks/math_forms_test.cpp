@@ -190,8 +190,13 @@ TEST(MathVerifierTest, PlusMinusIsTwoValues) {
 
 TEST(MathVerifierTest, ColonIsARatio) {
   EXPECT_TRUE(equivalent("3:4", "\\frac{3}{4}"));
-  EXPECT_TRUE(equivalent("3:4", "6 : 8"));
+  EXPECT_TRUE(equivalent("3:4", "0.75"));
+  EXPECT_TRUE(equivalent("3:4", "3 : 4"));
   EXPECT_TRUE(different("3:4", "4:3"));
+  // Two ratios compare as written: a clock time is not reduced.
+  EXPECT_TRUE(different("3:4", "6:8"));
+  EXPECT_TRUE(different("3:30", "1:10"));
+  EXPECT_TRUE(different("3:30 \\text{ pm}", "1:10 \\text{ pm}"));
   EXPECT_TRUE(scores("V_{1}:V_{2}=11:21", "$11:21$", 1.f));
   EXPECT_TRUE(scores("S_{MBCN}:S=7:32", "\\boxed{7:32}", 1.f));
   EXPECT_TRUE(scores("A:B=1", "$$1$$", 1.f));

@@ -187,7 +187,7 @@ TEST(MathVerifierTest, ListOfDefinitionsAcceptsTheirExpressions) {
 
 TEST(MathVerifierTest, ValuelessReferenceMatchesItsOwnSpellingOnly) {
   EXPECT_TRUE(scores("$12:00$", "$12:00$", 1.f));
-  EXPECT_TRUE(scores("$12:00$", "$1:00$", 0.f, "bad_reference"));
+  EXPECT_TRUE(scores("$12:00$", "$1:00$", 0.f, "wrong_value"));  // times as written
   EXPECT_TRUE(scores("\\zzz", "\\boxed{\\zzz}", 1.f));
   EXPECT_TRUE(scores("\\zzz", "\\boxed{\\zzy}", 0.f, "bad_reference"));
   EXPECT_TRUE(scores("\\zzz", "\\boxed{0}", 0.f, "bad_reference"));
