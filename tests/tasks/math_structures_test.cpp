@@ -191,6 +191,8 @@ TEST(MathVerifierTest, ValuelessReferenceMatchesItsOwnSpellingOnly) {
   EXPECT_TRUE(scores("\\zzz", "\\boxed{\\zzz}", 1.f));
   EXPECT_TRUE(scores("\\zzz", "\\boxed{\\zzy}", 0.f, "bad_reference"));
   EXPECT_TRUE(scores("\\zzz", "\\boxed{0}", 0.f, "bad_reference"));
+  EXPECT_TRUE(scores("\\frac{1}{0}", "\\boxed{\\frac{1}{0}}", 1.f));
+  EXPECT_TRUE(scores("\\frac{1}{0}", "\\boxed{\\frac{2}{0}}", 0.f, "bad_reference"));
 }
 
 TEST(MathVerifierTest, CheckReferenceAcceptsWhatVerifyCanUse) {
