@@ -19,7 +19,7 @@ enum class math_kind : uint8_t {
   add,         ///< kids[0] + kids[1] + ...
   negate,      ///< -kids[0].
   multiply,    ///< kids[0] * kids[1] * ...
-  divide,      ///< kids[0] / kids[1].
+  divide,      ///< kids[0] / kids[1]; text "frac" for \frac, "ratio" for "a:b".
   power,       ///< kids[0] ^ kids[1].
   root,        ///< The kids[1]-th root of kids[0] (odd roots of negative numbers real).
   function,    ///< text(kids[0]): sin cos tan cot sec csc asin acos atan sinh cosh tanh

@@ -19,6 +19,9 @@ struct piece {
   bool lo_closed = false, hi_closed = false;
 };
 
+/// The variable of a region bounded around a name that is no variable ("0 < f(x) < 1").
+constexpr std::string_view kNameless = "\\name";
+
 bool is_relation_op(char op) {
   return op == '<' || op == 'l' || op == '>' || op == 'g';
 }
@@ -42,6 +45,7 @@ class comparer {
   math_ref kid(math_ref r, size_t k) const { return {r.side, node(r).kids[k]}; }
   bool is_variable(math_ref r) const { return node(r).kind == math_kind::symbol; }
   bool is_name(math_ref r, int depth = 0) const;
+  bool mentions(math_ref r, const std::string& name) const;
   bool is_constant_ref(math_ref r) const { return is_constant(ast(r), r.node); }
 
   math_status compare(math_ref g, math_ref a);
@@ -51,6 +55,8 @@ class comparer {
   math_status in_order(math_ref g, math_ref a);
   math_status as_sets(const std::vector<math_ref>& g, const std::vector<math_ref>& a);
   math_status scalars(math_ref g, math_ref a);
+  bool has_ratio(math_ref r) const;
+  math_status as_written(math_ref g, math_ref a);
   std::optional<math_ref> coerce(math_ref a) const;
   std::vector<math_ref> variants(math_ref r) const;
   std::vector<math_ref> elements(math_ref r) const;
@@ -64,6 +70,7 @@ class comparer {
   const math_ast* asts_[2];
   math_limits limits_;
   math_scalar_engine engine_;
+  bool in_definitions_ = false;  ///< Comparing the items of a list of equations.
 };
 
 math_status comparer::compare(math_ref g, math_ref a) {
@@ -95,6 +102,7 @@ math_status comparer::compare(math_ref g, math_ref a) {
     case math_kind::text:
       return math_status::different;  // text answers are compared by their keys
     default:
+      if (is_scalar(A.kind) && has_ratio(g) && has_ratio(a)) return as_written(g, a);
       if (is_scalar(A.kind)) return scalars(g, a);
       if (A.kind == math_kind::list || A.kind == math_kind::set)
         return as_sets(variants(g), elements(a));
@@ -115,6 +123,12 @@ math_status comparer::collection(math_ref g, math_ref a) {
   }
   if (G.kind == math_kind::list && all_relations && any_inequality)
     return regions(g, a, /*answer_may_be_relation=*/true);
+  if (A.kind == math_kind::list && G.kind == math_kind::list && all_relations) {
+    in_definitions_ = true;
+    const math_status s = as_sets(elements(g), elements(a));
+    in_definitions_ = false;
+    return s;
+  }
   if (A.kind == math_kind::set || A.kind == math_kind::list || is_scalar(A.kind))
     return as_sets(elements(g), elements(a));
   if (A.kind == math_kind::set_union) return regions(g, a, false);
@@ -144,6 +158,16 @@ bool comparer::is_name(math_ref r, int depth) const {
   }
 }
 
+// True when the subtree at `r` names the variable `name`.
+bool comparer::mentions(math_ref r, const std::string& name) const {
+  const math_node& n = node(r);
+  if (n.kind == math_kind::symbol) return n.text == name;
+  for (size_t k = 0; k < n.kids.size(); ++k) {
+    if (mentions(kid(r, k), name)) return true;
+  }
+  return false;
+}
+
 // "x = 3" -> 3, "(x, y) = (1, 2)" -> (1, 2), "2 + 3 = 5" -> 5, "x \in S" -> S.
 std::optional<math_ref> comparer::coerce(math_ref a) const {
   const math_node& A = node(a);
@@ -169,9 +193,18 @@ math_status comparer::relation_reference(math_ref g, math_ref a) {
       return engine_.same_equation(kid(g, 0), kid(g, 1), kid(a, 0), kid(a, 1));
     }
     if (is_name(kid(g, 0)) && is_constant_ref(kid(g, 1))) return compare(kid(g, 1), a);
+    // "y_1 = -2x^2 + 4x + 3, y_2 = ...": in a list of such definitions, a variable given
+    // an expression of others stands for it (alone, an equation needs an equation).
+    if (in_definitions_ && G.kids.size() == 2 && is_variable(kid(g, 0)) && is_scalar(A.kind) &&
+        is_scalar(node(kid(g, 1)).kind) && !mentions(kid(g, 1), node(kid(g, 0)).text))
+      return compare(kid(g, 1), a);
     if (is_variable(kid(g, 1)) && is_constant_ref(kid(g, 0))) return compare(kid(g, 0), a);
     return math_status::different;
   }
+  // "f(2) < f(1) < f(4)" against itself: the same chain, side by side.
+  if (A.kind == math_kind::relation && A.text == G.text && A.kids.size() == G.kids.size() &&
+      in_order(g, a) == math_status::equal)
+    return math_status::equal;
   return regions(g, a, /*answer_may_be_relation=*/true);
 }
 
@@ -197,6 +230,33 @@ math_status comparer::as_sets(const std::vector<math_ref>& g, const std::vector<
       found = used[k] = s == math_status::equal;
     }
     if (!found) return math_status::different;
+  }
+  return math_status::equal;
+}
+
+// True when the subtree at `r` holds a ratio "a:b".
+bool comparer::has_ratio(math_ref r) const {
+  const math_node& n = node(r);
+  if (n.kind == math_kind::divide && n.text == "ratio") return true;
+  for (size_t k = 0; k < n.kids.size(); ++k) {
+    if (has_ratio(kid(r, k))) return true;
+  }
+  return false;
+}
+
+// Two scalars that both hold ratios: the same shape around them and each ratio's terms
+// equal as written, so clock times are not reduced ("1:10" is not "3:30", "12:00" is
+// itself); the parts without a ratio compare by value. O(nodes * depth).
+math_status comparer::as_written(math_ref g, math_ref a) {
+  const bool rg = has_ratio(g), ra = has_ratio(a);
+  if (!rg && !ra) return scalars(g, a);
+  const math_node& G = node(g);
+  const math_node& A = node(a);
+  if (!rg || !ra || G.kind != A.kind || G.text != A.text || G.kids.size() != A.kids.size())
+    return math_status::different;
+  for (size_t k = 0; k < G.kids.size(); ++k) {
+    const math_status s = as_written(kid(g, k), kid(a, k));
+    if (s != math_status::equal) return s;
   }
   return math_status::equal;
 }
@@ -235,7 +295,8 @@ math_status comparer::regions(math_ref g, math_ref a, bool answer_may_be_relatio
   std::vector<piece> gp, ap;
   if (!region_of(g, /*relations=*/true, gv, gp)) return math_status::different;
   if (!region_of(a, answer_may_be_relation, av, ap)) return math_status::different;
-  if (!av.empty() && av != gv) return math_status::different;  // "t > 5" against "x > 5"
+  // "t > 5" against "x > 5"; two regions of names are never matched by their bounds alone.
+  if (!av.empty() && (av != gv || av == kNameless)) return math_status::different;
   if (gp.size() != ap.size()) return math_status::different;
   std::vector<bool> used(ap.size(), false);
   for (const piece& x : gp) {
@@ -294,7 +355,7 @@ bool comparer::region_of(math_ref r, bool relations, std::string& variable,
         std::string v;
         if (node(kid(r, k)).kind != math_kind::relation || !relation_region(kid(r, k), v, out))
           return false;
-        if (!variable.empty() && v != variable) return false;
+        if (v == kNameless || (!variable.empty() && v != variable)) return false;
         variable = v;
       }
       return n.text == "or";
@@ -317,9 +378,11 @@ bool comparer::relation_region(math_ref r, std::string& variable,
     return region_of(kid(r, 1), false, inner, out);
   }
   if (n.kids.size() == 3) {
-    if (!is_variable(kid(r, 1)) || !is_constant_ref(kid(r, 0)) || !is_constant_ref(kid(r, 2)))
+    // The middle may be a name other than a variable ("0 < f(x) < 1"): its region has
+    // no variable, so it meets intervals only, never an inequality of a variable.
+    if (!is_name(kid(r, 1)) || !is_constant_ref(kid(r, 0)) || !is_constant_ref(kid(r, 2)))
       return false;
-    variable = node(kid(r, 1)).text;
+    variable = is_variable(kid(r, 1)) ? node(kid(r, 1)).text : std::string(kNameless);
     const char a = n.text[0], b = n.text[1];
     const bool up = (a == '<' || a == 'l') && (b == '<' || b == 'l');
     const bool down = (a == '>' || a == 'g') && (b == '>' || b == 'g');

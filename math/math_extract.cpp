@@ -396,6 +396,60 @@ bool has_word(std::string_view s) {
   return false;
 }
 
+// True when `s` holds only numbers, signs and blanks, and two of its numbers stand side
+// by side that are neither a thousands group ("1 000") nor a mixed number ("4 4/9"):
+// "4 4/9 2" or "3 5" lists numbers rather than stating one.
+bool loose_numbers(std::string_view s) {
+  for (char c : s) {
+    if (!in_number_run(c) && !is_blank(c) && c != '-' && c != '+') return false;
+  }
+  for (size_t i = 0; i < s.size();) {
+    if (!is_digit(s[i])) {
+      ++i;
+      continue;
+    }
+    const size_t stop = number_token_end(s, i);
+    size_t j = stop;
+    while (j < s.size() && is_blank(s[j])) ++j;
+    if (j > stop && j < s.size() && is_digit(s[j])) {
+      const std::string_view left = s.substr(i, stop - i);
+      const std::string_view right = s.substr(j, number_token_end(s, j) - j);
+      const bool whole = left.find_first_not_of("0123456789") == std::string_view::npos;
+      const bool group = right.size() == 3 && right.find_first_not_of("0123456789") ==
+                                                  std::string_view::npos;
+      const bool fraction = right.find('/') != std::string_view::npos &&
+                            right.find('.') == std::string_view::npos;
+      if (!whole || (!group && !fraction)) return true;
+    }
+    i = stop == i ? i + 1 : stop;
+  }
+  return false;
+}
+
+// A reference that is only "$...$" spans joined as one answer ("$1$ and $2$ and $3$",
+// "$21,16$ or $11$", see boxes_joinable): all of it; nullopt otherwise. At most 64
+// spans; O(reference length).
+std::optional<std::string_view> joined_spans(std::string_view s) {
+  const std::string_view t = trim_blanks(s);
+  size_t spans = 0;
+  for (size_t i = 0; i < t.size();) {
+    if (t[i] != '$' || ++spans > 64) return std::nullopt;
+    const std::string_view delimiter = t.substr(i).starts_with("$$") ? "$$" : "$";
+    size_t end = t.find(delimiter, i + delimiter.size());
+    while (end != std::string_view::npos && t[end - 1] == '\\')
+      end = t.find(delimiter, end + 1);
+    if (end == std::string_view::npos) return std::nullopt;
+    i = end + delimiter.size();
+    if (i == t.size()) break;
+    const size_t next = t.find('$', i);
+    if (next == std::string_view::npos || !boxes_joinable(t.substr(i, next - i)))
+      return std::nullopt;
+    i = next;
+  }
+  if (spans < 2) return std::nullopt;
+  return t;
+}
+
 // The completion itself when it is one math span or a short line of math.
 std::optional<std::string_view> extract_whole(std::string_view s) {
   const std::string_view t = trim_blanks(s);
@@ -417,7 +471,7 @@ std::optional<std::string_view> extract_whole(std::string_view s) {
   if (t.find('$') != std::string_view::npos || t.find("\\(") != std::string_view::npos ||
       t.find("\\boxed") != std::string_view::npos || t.find("\\fbox") != std::string_view::npos ||
       t.find("####") != std::string_view::npos || has_word(t) ||
-      t.find("\\[") != std::string_view::npos || reads_as_prose(t))
+      t.find("\\[") != std::string_view::npos || reads_as_prose(t) || loose_numbers(t))
     return std::nullopt;
   return t;
 }
@@ -522,6 +576,7 @@ std::optional<std::string_view> extract_first(std::string_view completion,
 
 std::string_view extract_reference(std::string_view reference,
                                    const std::vector<extraction>& order) {
+  if (auto joined = joined_spans(reference)) return *joined;
   for (const extraction how : order) {
     if (how == extraction::last_number) continue;
     if (auto found = extract_math_answer(reference, how)) return *found;

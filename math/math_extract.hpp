@@ -40,7 +40,9 @@ enum class extraction {
 /// - whole: the completion itself when it is one math span (`$...$`, `$$...$$`, `\(...\)`,
 ///   `\[...\]`, whatever it holds) or one line of at most 120 bytes without a math
 ///   delimiter, box or "####", and without a word of two or more letters outside commands
-///   other than a function name ("\frac{10}{9}", "1 000", "x \ge 5"; not "so 1").
+///   other than a function name ("\frac{10}{9}", "1 000", "x \ge 5"; not "so 1"), nor a
+///   line of numbers side by side other than thousands groups and mixed numbers
+///   ("4 4/9 2", "3 5": the last number decides).
 /// - last_number: the last number token: digits with optional thousands groups, decimal
 ///   part and "/denominator", with a unary sign ("x=-5" gives "-5", "10-5" gives "5"); a
 ///   number glued to a preceding letter or '_' is part of a word and skipped ("x2", "H2O").
@@ -52,7 +54,9 @@ std::optional<std::string_view> extract_math_answer(std::string_view completion,
 std::optional<std::string_view> extract_first(std::string_view completion,
                                               const std::vector<extraction>& order);
 
-/// The answer a reference (item.answer) states: the candidate of the first method of
+/// The answer a reference (item.answer) states: all of it when it is only "$...$" spans
+/// joined by separators (see boxes_joinable: "$1$ and $2$", "$21,16$ or $11$", which
+/// normalize_math_answer reads as a list); else the candidate of the first method of
 /// `order` other than last_number that finds one (a whole solution "... \boxed{1}" or
 /// "... #### 72"), else the whole reference trimmed of blanks (a bare answer such as
 /// "\frac{1}{2}", whose last number is not its value). Pure; O(reference length).

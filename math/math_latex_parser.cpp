@@ -243,6 +243,7 @@ uint32_t latex_reader::sum() {
     if (terms.size() > lim_.max_nodes) fail(math_parse_status::too_complex);
   }
   if (terms.size() == 1) return terms[0];
+  if (const auto m = matrix_sum(terms)) return *m;
   return add(math_kind::add, std::move(terms));
 }
 
@@ -255,10 +256,10 @@ uint32_t latex_reader::term() {
   for (;;) {
     if (eat_command("cdot") || eat_command("times") || eat_command("ast") || eat('*')) {
       factors.push_back(signed_power());
-    } else if (eat('/') || eat_command("div")) {
+    } else if (const bool colon = ratio_colon(); colon || eat('/') || eat_command("div")) {
       const uint32_t left =
           factors.size() == 1 ? factors[0] : add(math_kind::multiply, factors);
-      factors = {add(math_kind::divide, {left, signed_power()})};
+      factors = {add(math_kind::divide, {left, signed_power()}, colon ? "ratio" : "")};
     } else if (separator_at() || unit_tail(factors) || !starts_atom()) {
       break;
     } else if (factors.size() == 1 && is_integer(factors[0]) && mixed_fraction_ahead()) {
@@ -285,7 +286,19 @@ uint32_t latex_reader::term() {
     if (factors.size() > lim_.max_nodes) fail(math_parse_status::too_complex);
   }
   if (factors.size() == 1) return factors[0];
+  if (const auto m = matrix_product(factors)) return *m;
   return add(math_kind::multiply, std::move(factors));
+}
+
+// A ':' between two terms is a ratio, read as a quotient marked "ratio" ("3:4",
+// "V_1:V_2 = 11:21"; two ratios compare as written, see math_equivalence.hpp); ":=" and a
+// ':' with nothing after it are not.
+bool latex_reader::ratio_colon() {
+  ws();
+  if (peek() != ':' || peek(1) == '=') return false;
+  ++i_;
+  if (!starts_atom() && peek() != '-' && peek() != '+') fail();
+  return true;
 }
 
 // At the cursor, after the digits of a whole number: a blank, digits, '/', digits and

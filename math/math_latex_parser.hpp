@@ -30,8 +30,9 @@ struct math_parse_result {
 ///             "\approx" ends an equation ("x = 1/3 \approx 0.33" is x = 1/3) or is one
 ///             ("x \approx 11" is x = 11); "-x > -1" is read as "x < 1"
 ///   union     \cup of intervals and sets
-///   sum       + - \pm \mp, with a leading sign
-///   term      \cdot \times * / \div and implicit products ("2\sqrt{3}", "3x", "(x+1)(x-1)");
+///   sum       + - \pm \mp, with a leading sign; a sum or product of matrices of fitting
+///             shapes is the matrix it denotes ("A + B", "A B" with matrix literals)
+///   term      \cdot \times * / \div, ':' as a ratio ("3:4" is 3/4), and implicit products ("2\sqrt{3}", "3x", "(x+1)(x-1)");
 ///             an integer before \frac of integers is a mixed number ("2\frac{1}{2}"); a
 ///             number followed by unit words ends there ("5 cm", "12 \text{ inches}",
 ///             "3\mathrm{m}^2"); a whole number, a blank and a fraction of whole numbers

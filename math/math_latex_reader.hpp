@@ -36,6 +36,10 @@ class latex_reader {
   uint32_t postfix();
   bool unit_tail(const std::vector<uint32_t>& factors);
   bool mixed_fraction_ahead() const;
+  bool ratio_colon();
+  // Matrix arithmetic (math_latex_matrices.cpp).
+  std::optional<uint32_t> matrix_sum(const std::vector<uint32_t>& terms);
+  std::optional<uint32_t> matrix_product(const std::vector<uint32_t>& factors);
   size_t unit_word_end(size_t j) const;
   // Atoms (math_latex_atoms.cpp).
   uint32_t atom();

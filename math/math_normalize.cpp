@@ -132,6 +132,13 @@ size_t rewrite_command(std::string_view s, size_t i, std::string& out) {
     glue(out, s, end);
     return end;
   }
+  // "\quadx_{2}": a spacing command glued to the letters after it (no such command exists).
+  for (std::string_view space : {std::string_view("qquad"), std::string_view("quad")}) {
+    if (name.size() > space.size() && name.starts_with(space)) {
+      glue(out, s, i + 1 + space.size());
+      return i + 1 + space.size();
+    }
+  }
   for (const auto& [from, to] : kRespelled) {
     if (from == name) {
       out += to;

@@ -10,7 +10,7 @@ namespace adarl {
 /// `answer` with what does not change its value removed or spelled one way:
 /// - wrappers of the whole answer: `$...$`, `$$...$$`, `\(...\)`, `\[...\]`, `\boxed{}`;
 /// - sizing and spacing: `\left`, `\right` (and their null delimiter "."), `\big`...,
-///   `\displaystyle`, `\!`, `\,`, `\;`, `\:`, `\ `, `~`, `\quad` (a space is kept only
+///   `\displaystyle`, `\!`, `\,`, `\;`, `\:`, `\ `, `~`, `\quad` (also glued to the letters after it, "\quadx"; a space is kept only
 ///   between two letters, so "1\,000" is "1000");
 /// - one spelling: `\dfrac`/`\tfrac`/`\cfrac` -> `\frac`, `\dbinom`/`\tbinom` -> `\binom`,
 ///   `\lvert`/`\rvert` -> `|`, `\lbrace` -> `\{`, `\langle` -> `(`; Unicode −, ×, ·, ÷, ≤,

@@ -190,7 +190,11 @@ verdict math_verifier::verify_symbolic(std::string_view reference,
   if (candidate.size() > limits.max_answer_chars) return zero("too_complex");
   const std::string ref_text = normalize_math_answer(reference);
   const std::string got_text = normalize_math_answer(candidate);
+  // A reference the reader finds no value in ("\zzz", "\frac{1}{0}") still matches its own
+  // spelling, as the reference verifier's comparison of strings does.
+  const bool same_text = !got_text.empty() && got_text == ref_text;
   const read_side ref = read(ref_text, limits);
+  if (ref.status == math_parse_status::unparsable && same_text) return reward();
   if (ref.status != math_parse_status::ok ||
       reads_as_solution(ref, ref_text, cfg_.max_text_words))
     return zero("bad_reference");
@@ -204,7 +208,9 @@ verdict math_verifier::verify_symbolic(std::string_view reference,
   }
   const math_compare_settings settings{limits, cfg_.relative_tolerance, start + limits.budget,
                                        cpu_start, limits.budget};
-  return from_status(compare_math_answers(ref.ast, got.ast, settings));
+  const math_status status = compare_math_answers(ref.ast, got.ast, settings);
+  if (status == math_status::bad_reference && same_text) return reward();
+  return from_status(status);
 }
 
 std::string math_verifier::check_reference(const task_item& item) const {

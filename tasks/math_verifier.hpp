@@ -65,7 +65,9 @@ struct math_verifier_config {
 ///                    or is text where the reference is math;
 ///   "wrong_value"    a different value, shape, or an equivalence not established
 ///                    (a false positive is worse than a false negative);
-///   "bad_reference"  item.answer states no usable answer (see check_reference);
+///   "bad_reference"  item.answer states no usable answer (see check_reference); a
+///                    reference without a value ("\zzz", "\frac{1}{0}") still rewards a
+///                    candidate that normalises to the same text;
 ///   "too_complex"    past config.limits (length, size, exponents, factorials, digits);
 ///   "timeout"        past config.limits.budget;
 ///   "internal_error" an unexpected exception (none is known; verify never throws).

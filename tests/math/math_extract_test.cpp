@@ -84,6 +84,11 @@ TEST(MathExtractTest, WholeCompletionWhenItIsOneAnswer) {
   EXPECT_EQ(found("$1$ or $2$", extraction::whole), std::nullopt);
   EXPECT_EQ(found("\\boxed{ } so 7", extraction::whole), std::nullopt);
   EXPECT_EQ(found("1\n2", extraction::whole), std::nullopt);
+  EXPECT_EQ(found("4 4/9", extraction::whole), "4 4/9");
+  EXPECT_EQ(found("1 000 000", extraction::whole), "1 000 000");
+  EXPECT_EQ(found("4 4/9 2", extraction::whole), std::nullopt);  // numbers side by side
+  EXPECT_EQ(found("3 5", extraction::whole), std::nullopt);
+  EXPECT_EQ(found("1.5 1/2", extraction::whole), std::nullopt);
 }
 
 TEST(MathExtractTest, FinalAnswerSentenceGivesTheAnswerInIt) {
@@ -100,6 +105,15 @@ TEST(MathExtractTest, ReferenceIsTheWholeTextWithoutAMarker) {
   EXPECT_EQ(extract_reference("  [0, 1) ", order), "[0, 1)");
   EXPECT_EQ(extract_reference("The answer is \\boxed{1}", order), "1");
   EXPECT_EQ(extract_reference("48/2 = <<48/2=24>>24\n#### 72", order), "72");
+}
+
+TEST(MathExtractTest, ReferenceOfJoinedSpansIsFoundWhole) {
+  const std::vector<extraction> order{extraction::boxed, extraction::math_delimiters};
+  EXPECT_EQ(extract_reference("$1$ and $2$ and $3$", order), "$1$ and $2$ and $3$");
+  EXPECT_EQ(extract_reference(" $21,16$ or $$11$$ ", order), "$21,16$ or $$11$$");
+  EXPECT_EQ(extract_reference("$x$ is $5$", order), "5");
+  EXPECT_EQ(extract_reference("so $1$ and $2$", order), "2");
+  EXPECT_EQ(extract_reference("$1$ and $2", order), "1");  // the second never closes
 }
 
 }  // namespace

@@ -20,6 +20,9 @@ TEST(MathNormalizeTest, DropsSizingAndSpacing) {
   EXPECT_EQ(normalize_math_answer("16,\\!386.20"), "16386.20");
   EXPECT_EQ(normalize_math_answer("\\displaystyle\\dfrac{a}{b}"), "\\frac{a}{b}");
   EXPECT_EQ(normalize_math_answer("\\tbinom{5}{2}"), "\\binom{5}{2}");
+  EXPECT_EQ(normalize_math_answer("x_{1}=1,\\quadx_{2}=2"), "x_{1}=1,x_{2}=2");
+  EXPECT_EQ(normalize_math_answer("a\\qquadb"), "a b");
+  EXPECT_EQ(normalize_math_answer("\\quadrant"), "rant");
 }
 
 TEST(MathNormalizeTest, DropsDegreesPercentAndCurrency) {

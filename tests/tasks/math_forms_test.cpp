@@ -188,6 +188,29 @@ TEST(MathVerifierTest, PlusMinusIsTwoValues) {
   EXPECT_TRUE(scores("2 \\pm 1", "\\boxed{\\{3, 1\\}}", 1.f));
 }
 
+TEST(MathVerifierTest, ColonIsARatio) {
+  EXPECT_TRUE(equivalent("3:4", "\\frac{3}{4}"));
+  EXPECT_TRUE(equivalent("3:4", "0.75"));
+  EXPECT_TRUE(equivalent("3:4", "3 : 4"));
+  EXPECT_TRUE(different("3:4", "4:3"));
+  // Two ratios compare as written: a clock time is not reduced.
+  EXPECT_TRUE(different("3:4", "6:8"));
+  EXPECT_TRUE(different("3:30", "1:10"));
+  EXPECT_TRUE(different("3:30 \\text{ pm}", "1:10 \\text{ pm}"));
+  EXPECT_TRUE(scores("V_{1}:V_{2}=11:21", "$11:21$", 1.f));
+  EXPECT_TRUE(scores("S_{MBCN}:S=7:32", "\\boxed{7:32}", 1.f));
+  EXPECT_TRUE(scores("A:B=1", "$$1$$", 1.f));
+  EXPECT_TRUE(scores("A:B=1", "$$2$$", 0.f, "wrong_value"));
+  EXPECT_TRUE(scores("3:4", "\\boxed{x := 3}", 0.f, "unparsable"));  // ":=" is no ratio
+}
+
+TEST(MathVerifierTest, NumbersSideBySideAreNoWholeAnswer) {
+  EXPECT_TRUE(scores("2", "4 4/9 2", 1.f));  // the last number, as the reference verifier
+  EXPECT_TRUE(scores("4 4/9", "4 4/9 2", 0.f, "wrong_value"));
+  EXPECT_TRUE(scores("\\frac{40}{9}", "4 4/9", 1.f));  // a mixed number stays whole
+  EXPECT_TRUE(scores("1000", "1 000", 1.f));           // and so do thousands groups
+}
+
 TEST(MathVerifierTest, BaseNumeralsAreKeptAsWritten) {
   EXPECT_TRUE(equivalent("1011_2", "1011_{2}"));
   EXPECT_TRUE(different("1011_2", "11"));  // the question asked for base 2
