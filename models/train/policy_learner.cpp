@@ -193,6 +193,7 @@ train_stats policy_learner::step_on(const std::vector<const train_sample*>& all)
   const size_t parts =
       std::max<size_t>(1, std::min<size_t>(size_t(settings_.updates_per_step), all.size()));
   train_stats stats;
+  double ratio_sum = 0;  // of the applied updates' mean ratios
   for (size_t k = 0; k < parts; ++k) {
     const std::vector<const train_sample*> part(all.begin() + ptrdiff_t(all.size() * k / parts),
                                                 all.begin() + ptrdiff_t(all.size() * (k + 1) / parts));
@@ -213,18 +214,16 @@ train_stats policy_learner::step_on(const std::vector<const train_sample*>& all)
     stats.grad_norm += u.grad_norm;
     stats.entropy += u.entropy;
     stats.clip_fraction += u.clip_fraction;
-    stats.mean_ratio += u.mean_ratio;
+    ratio_sum += u.mean_ratio;
   }
-  stats.mean_ratio -= 1;  // train_stats starts it at 1
-  if (stats.updates > 1 && stats.nonfinite.empty()) {
+  if (stats.updates > 0 && stats.nonfinite.empty()) {
     const double n = stats.updates;
     stats.loss /= n;
     stats.grad_norm /= n;
     stats.entropy /= n;
     stats.clip_fraction /= n;
-    stats.mean_ratio /= n;
+    stats.mean_ratio = ratio_sum / n;
   }
-  if (stats.updates == 0 && stats.nonfinite.empty()) stats.mean_ratio = 1;
   ++version_;
   if (group_ && settings_.replicas.check_every_step) check_replicas();
   return stats;

@@ -197,7 +197,8 @@ TEST(TorchLearnerTest, ANonFiniteLossIsNotAppliedAndTheNextStepTrains) {
   EXPECT_TRUE(s->nonfinite.empty());
   EXPECT_TRUE(std::isfinite(s->grad_norm));
   EXPECT_FALSE(same_weights(before, e->snapshot()));
-  const auto& after = dynamic_cast<const weight_snapshot&>(*e->snapshot());
+  const auto kept = e->snapshot();  // owns the snapshot for the loop below
+  const auto& after = dynamic_cast<const weight_snapshot&>(*kept);
   for (const auto& [name, t] : after.params)
     EXPECT_TRUE(torch::isfinite(t).all().item<bool>()) << name;
 }
