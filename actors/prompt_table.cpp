@@ -4,8 +4,8 @@ namespace adarl {
 
 result<std::vector<int32_t>> prompt_tokens(const text_codec& codec, const task_item& item,
                                            prompt_format format) {
-  return codec.encode_prompt(format_prompt(format, item.prompt),
-                             "task \"" + item.id + "\" prompt");
+  return codec.encode_prompt_with_system(item.system, format_prompt(format, item.prompt),
+                                         "task \"" + item.id + "\" prompt");
 }
 
 result<prompt_table> build_prompt_table(const std::vector<task_item>& train,

@@ -32,9 +32,10 @@ struct prompt_table {
 using prompt_table_ptr = std::shared_ptr<const prompt_table>;
 
 /// The tokens of a prompt as the policy sees it: the item's prompt worded in `format`,
-/// then the codec's framing (the character model: begin, text, separator; an instruct
-/// model: its chat template). Text the vocabulary cannot express is an error naming the
-/// item.
+/// then the codec's framing with the item's own system turn, if any
+/// (text_codec::encode_prompt_with_system: the character model: begin, text, separator;
+/// an instruct model: its chat template). Text the vocabulary cannot express is an error
+/// naming the item.
 result<std::vector<int32_t>> prompt_tokens(const text_codec& codec, const task_item& item,
                                            prompt_format format = prompt_format::plain);
 

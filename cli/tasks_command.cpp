@@ -201,14 +201,16 @@ void report_mapping(const std::string& input, const dataset_format& f,
   if (n.source_verifier) out << "; " << n.source_verifier << " verifiers from data_source";
   if (n.check_tests) out << "; " << n.check_tests << " tests as check(entry_point)";
   if (n.chat_prompts)
-    out << "; " << n.chat_prompts << " prompts from chat messages (" << n.system_joined
-        << " with a system message before the user's)";
+    out << "; " << n.chat_prompts << " prompts from chat messages (" << n.system_turns
+        << " with a system turn of their own)";
   out << "\n";
   if (items.empty()) return;
   const auto& first = items.front();
   out << input << ": first item: id " << excerpt(first.id) << ", prompt "
-      << excerpt(first.prompt) << ", answer " << excerpt(first.answer) << ", verifier "
-      << excerpt(first.verifier) << "\n";
+      << excerpt(first.prompt);
+  if (!first.system.empty()) out << ", system " << excerpt(first.system);
+  out << ", answer " << excerpt(first.answer) << ", verifier " << excerpt(first.verifier)
+      << "\n";
 }
 
 int run_check(const std::string& input, const dataset_format& format, std::ostream& out,

@@ -112,7 +112,7 @@ std::optional<error> read_items(const json& j, std::vector<remote_item>& items) 
     std::pair<const char*, std::string*> text[] = {
         {"id", &r.item.id},           {"task", &r.item.task},     {"verifier", &r.item.verifier},
         {"prompt", &r.item.prompt},   {"answer", &r.item.answer}, {"tests", &r.item.tests},
-        {"completion", &r.completion}};
+        {"system", &r.item.system},   {"completion", &r.completion}};
     for (auto& [key, out] : text) {
       auto f = x.find(key);
       if (f == x.end()) continue;  // absent: empty
@@ -369,6 +369,7 @@ std::string encode_verify(uint64_t session, uint64_t batch, const std::vector<re
                     {"task", r.item.task},
                     {"verifier", r.item.verifier},
                     {"prompt", r.item.prompt},
+                    {"system", r.item.system},
                     {"answer", r.item.answer},
                     {"tests", r.item.tests},
                     {"difficulty", r.item.difficulty},

@@ -53,6 +53,8 @@ bool read_item(const json& j, uint32_t line, const verifier_registry* registry,
   ok &= read_string(j, "prompt", true, line, p, item.prompt);
   ok &= read_string(j, "answer", false, line, p, item.answer);
   ok &= read_string(j, "task", false, line, p, item.task);
+  if (const auto sys = j.find("system"); sys != j.end() && !sys->is_null())  // optional
+    ok &= read_string(j, "system", false, line, p, item.system);
   if (!read_string(j, "verifier", true, line, p, item.verifier)) {
     ok = false;
   } else if (registry) {
@@ -108,10 +110,13 @@ const json* find_column(const json& j, const std::string& column) {
   return at->is_null() ? nullptr : at;
 }
 
-/// A chat-message prompt as its user turn's text (dataset_format); "" with `problem`
-/// set when the list is not one user message after at most one system message.
-std::string chat_prompt_text(const json& messages, bool& system, std::string& problem) {
-  std::string system_text, user_text;
+/// A chat-message prompt as its user turn's text, with its system message's text in
+/// `system_text` ("" when none) (dataset_format); "" with `problem` set when the list is
+/// not one user message after at most one system message.
+std::string chat_prompt_text(const json& messages, std::string& system_text,
+                             std::string& problem) {
+  std::string user_text;
+  system_text.clear();
   size_t users = 0, systems = 0;
   for (size_t i = 0; i < messages.size(); ++i) {
     const json& m = messages[i];
@@ -142,8 +147,7 @@ std::string chat_prompt_text(const json& messages, bool& system, std::string& pr
     problem = "no user message";
     return "";
   }
-  system = systems > 0;
-  return system ? system_text + "\n\n" + user_text : user_text;
+  return user_text;
 }
 
 /// The line's columns under adarl's own field names, with the defaults of
@@ -155,9 +159,11 @@ std::optional<json> remapped(const json& j, const dataset_format& f, uint32_t li
   for (const auto& name : dataset_field_names())
     if (const json* v = find_column(j, column_of(f, name))) out[name] = *v;
   if (const auto prompt = out.find("prompt"); prompt != out.end() && prompt->is_array()) {
-    bool system = false;
-    std::string problem;
+    std::string system, problem;
     auto text = chat_prompt_text(*prompt, system, problem);
+    if (problem.empty() && !system.empty() && out.contains("system"))
+      problem = "a system message, and the column " + json_quoted(column_of(f, "system")) +
+                " too: keep one of them";
     if (!problem.empty()) {
       p.add(line, "column " + json_quoted(column_of(f, "prompt")) + " (a chat-message list): " +
                       problem);
@@ -165,7 +171,10 @@ std::optional<json> remapped(const json& j, const dataset_format& f, uint32_t li
     }
     *prompt = std::move(text);
     ++counts.chat_prompts;
-    counts.system_joined += system ? 1 : 0;
+    if (!system.empty()) {
+      out["system"] = std::move(system);
+      ++counts.system_turns;
+    }
   }
   // HumanEval: the test column holds check(candidate), entry_point names the function,
   // the prompt is the code a body-only completion continues (tasks/python_verifier.hpp).
@@ -250,7 +259,7 @@ std::string named_by_column(std::string message, const dataset_format& f) {
 const std::vector<std::string>& dataset_field_names() {
   static const std::vector<std::string> names{"id",    "prompt",     "answer",
                                               "task",  "verifier",   "tests",
-                                              "difficulty", "entry_point"};
+                                              "difficulty", "entry_point", "system"};
   return names;
 }
 
@@ -260,7 +269,8 @@ std::string check_dataset_format(const dataset_format& f, const std::string& key
   for (const auto& [name, column] : f.columns) {
     if (std::find(names.begin(), names.end(), name) == names.end())
       return key + ": unknown task field \"" + name +
-             "\" (known: id, prompt, answer, task, verifier, tests, difficulty, entry_point)";
+             "\" (known: id, prompt, answer, task, verifier, tests, difficulty, entry_point, "
+             "system)";
     if (column.empty()) return key + "." + name + ": expected a column name, got \"\"";
     if (const auto [it, fresh] = field_of_column.emplace(column, name); !fresh)
       return key + ": " + it->second + " and " + name + " both read column \"" + column +
@@ -365,6 +375,7 @@ std::string to_jsonl(const task_item& item) {
   nlohmann::ordered_json j;
   j["id"] = item.id;
   j["prompt"] = item.prompt;
+  if (!item.system.empty()) j["system"] = item.system;
   j["answer"] = item.answer;
   j["task"] = item.task;
   j["verifier"] = item.verifier;

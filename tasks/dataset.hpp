@@ -39,9 +39,10 @@ inline constexpr std::size_t max_dataset_errors = 20;
 ///   "prompt.0.content" indexes an array);
 /// - a prompt that is a chat-message list (verl's `[{"role": "user", "content": ...}]`)
 ///   becomes its user turn's text: one user message, optionally after one system
-///   message, whose text is put before the user's with a blank line between (a run on a
-///   Hugging Face model then renders that text as the user turn of its chat template);
-///   an assistant message (a multi-turn prompt) or another role is a problem of the line;
+///   message, which becomes the item's `system` (a Hugging Face model with a chat
+///   template renders it as the system turn; the character policy reads it before the
+///   prompt); an assistant message (a multi-turn prompt), another role, or a system
+///   message on a line that also maps a `system` column is a problem of the line;
 /// - an `entry_point` column (HumanEval's) turns a string `tests` column (the
 ///   check(candidate) code) into {"check", "entry_point", "prefix": the prompt}, the
 ///   python verifier's test-program format; MBPP's assert list needs nothing more;
@@ -81,7 +82,7 @@ struct dataset_mapping_counts {
   std::size_t ids_from_lines = 0;    ///< Items named "line-N".
   std::size_t default_verifier = 0;  ///< Items that took dataset_format::verifier.
   std::size_t chat_prompts = 0;      ///< Prompts read from a chat-message list.
-  std::size_t system_joined = 0;     ///< Of those, with a system message put before the user's.
+  std::size_t system_turns = 0;      ///< Of those, with a system message (the item's system turn).
   std::size_t source_verifier = 0;   ///< Items whose verifier came from data_source.
   std::size_t check_tests = 0;       ///< HumanEval tests: check() with its entry point.
 };

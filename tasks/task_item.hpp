@@ -8,17 +8,22 @@
 namespace adarl {
 
 /// One task: a prompt the policy answers and what its verifier needs to score it.
-/// The JSONL form is {"id","prompt","answer","task","verifier"} plus optional "tests"
-/// and "difficulty" (tasks/dataset.hpp).
+/// The JSONL form is {"id","prompt","answer","task","verifier"} plus optional "tests",
+/// "difficulty" and "system" (tasks/dataset.hpp).
 struct task_item {
   std::string id;          ///< Unique within a dataset, e.g. "math-train-3-000017".
-  std::string prompt;      ///< What the policy sees.
+  std::string prompt;      ///< What the policy sees (the user turn of a chat model).
   std::string answer;      ///< Reference answer (math: a number; general: the string;
                            ///< code: a reference program, informative only).
   std::string task;        ///< Suite: "math", "code" or "general" (free text for datasets).
   std::string verifier;    ///< Registry name of the verifier that scores completions.
   std::string tests;       ///< Code tasks: hidden tests as JSON (the verifier's format).
   uint32_t difficulty = 0; ///< Difficulty level, 1 (easiest) to 5; 0 = unknown.
+  /// A system turn of this item's own (a dataset's chat-message prompt): a chat model
+  /// renders it as its template's system turn in place of model.system_prompt; the
+  /// character policy and base models read it before the prompt, with a blank line
+  /// between. "" = none.
+  std::string system;
 };
 
 /// Which part of a suite: train and held-out never share an item (by prompt text).

@@ -47,6 +47,20 @@ class text_codec {
   virtual result<std::vector<int32_t>> encode_prompt(std::string_view text,
                                                      std::string_view source) const = 0;
 
+  /// The ids for a prompt with a system turn of its own (task_item::system; "" = none,
+  /// encode_prompt's). A chat model renders `system` as its template's system turn; this
+  /// default (the character policy, models without a template) reads the system text
+  /// before the prompt, with a blank line between.
+  virtual result<std::vector<int32_t>> encode_prompt_with_system(std::string_view system,
+                                                                 std::string_view text,
+                                                                 std::string_view source) const {
+    if (system.empty()) return encode_prompt(text, source);
+    std::string joined(system);
+    joined += "\n\n";
+    joined += text;
+    return encode_prompt(joined, source);
+  }
+
   /// The text of completion ids as a verifier reads it: special tokens (end, padding,
   /// template markers) left out. Never fails. O(ids + text).
   virtual std::string decode_completion(std::span<const int32_t> ids) const = 0;

@@ -37,7 +37,7 @@ expect 0 "code-style.jsonl: 8 items; tasks: (none) 8; verifiers: python 8" out.t
 run tasks check "$ex/verl-style.jsonl" --field answer=reward_model.ground_truth \
   --field id=extra_info.index --verifier-for math_dapo=math --verifier-for lighteval/MATH=math \
   --verifier-for openai/gsm8k=math
-expect 0 "12 verifiers from data_source; 12 prompts from chat messages (3 with a system message before the user's)" out.txt
+expect 0 "12 verifiers from data_source; 12 prompts from chat messages (3 with a system turn of their own)" out.txt
 expect 0 'first item: id "verl-000", prompt "What is 17 + 25? Let.s think step by step and output the \.\.\.", answer "42", verifier "math"' out.txt
 run tasks check "$ex/verl-style.jsonl" --field answer=reward_model.ground_truth \
   --verifier-for math_dapo=math

@@ -44,6 +44,7 @@ TEST(RemoteWireTest, EveryMessageRoundTrips) {
   EXPECT_FLOAT_EQ(res->verdicts[2].reward, 0.5f);
   remote_item it;
   it.item = {"id-1", "What is 2+3?", "5", "math", "math", "[1]", 2};
+  it.item.system = "Be brief.";
   it.completion = std::string("5\n\x01\xff", 4);  // not UTF-8: carried as bytes
   auto ver = decode_remote(encode_verify(9, 7, {it, remote_item{}}));
   ASSERT_TRUE(ver) << ver.err().message;
@@ -53,6 +54,8 @@ TEST(RemoteWireTest, EveryMessageRoundTrips) {
   EXPECT_EQ(ver->items[0].item.prompt, "What is 2+3?");
   EXPECT_EQ(ver->items[0].item.tests, "[1]");
   EXPECT_EQ(ver->items[0].item.difficulty, 2u);
+  EXPECT_EQ(ver->items[0].item.system, "Be brief.");
+  EXPECT_EQ(ver->items[1].item.system, "");
   EXPECT_EQ(ver->items[0].completion, it.completion);
 }
 

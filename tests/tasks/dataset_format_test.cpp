@@ -142,10 +142,17 @@ TEST(DatasetFormatTest, VerlStyleLinesLoadWithNestedColumnsChatPromptsAndSourceV
   EXPECT_EQ((*items)[0].prompt, "Solve 3 + 4.");
   EXPECT_EQ((*items)[0].answer, "7");
   EXPECT_EQ((*items)[0].verifier, "math");
-  EXPECT_EQ((*items)[1].prompt, "Think.\n\nHalf of 10?");  // the system text first
-  EXPECT_EQ((*items)[1].answer, "5");                      // a nested number, as text
+  EXPECT_EQ((*items)[1].prompt, "Half of 10?");  // the user turn
+  EXPECT_EQ((*items)[1].system, "Think.");       // the item's own system turn
+  EXPECT_EQ((*items)[0].system, "");
+  EXPECT_EQ((*items)[1].answer, "5");            // a nested number, as text
   EXPECT_EQ(n.chat_prompts, 2u);
-  EXPECT_EQ(n.system_joined, 1u);
+  EXPECT_EQ(n.system_turns, 1u);
+  // The system turn is kept when the items are written (selected.jsonl) and read back.
+  const auto again = load_text(to_jsonl((*items)[1]) + "\n", dataset_format{});
+  ASSERT_TRUE(again) << again.err().message;
+  EXPECT_EQ((*again)[0].system, "Think.");
+  EXPECT_EQ((*again)[0].prompt, "Half of 10?");
   EXPECT_EQ(n.source_verifier, 2u);
   // An array element by index; a key with dots in its name wins over the path.
   const auto indexed = load_text(
@@ -159,6 +166,8 @@ TEST(DatasetFormatTest, VerlStyleLinesLoadWithNestedColumnsChatPromptsAndSourceV
 
 TEST(DatasetFormatTest, VerlStyleProblemsNameTheLineTheColumnAndTheMessage) {
   dataset_format f{{{"answer", "reward_model.ground_truth"}}, "", "", {{"math_dapo", "math"}}};
+  dataset_format with_system = f;
+  with_system.columns["system"] = "sys";
   const auto bad = load_text(
       R"({"data_source": "math_dapo", "prompt": [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}], "reward_model": {"ground_truth": "1"}})"
       "\n"
@@ -169,8 +178,12 @@ TEST(DatasetFormatTest, VerlStyleProblemsNameTheLineTheColumnAndTheMessage) {
       R"({"data_source": "math_dapo", "prompt": "q", "reward_model": {"truth": "1"}})"
       "\n"
       R"({"data_source": "math_dapo", "prompt": [{"role": "tool", "content": "x"}], "reward_model": {"ground_truth": "1"}})"
+      "\n"
+      R"({"data_source": "math_dapo", "sys": "A", "prompt": [{"role": "system", "content": "B"}, {"role": "user", "content": "q"}], "reward_model": {"ground_truth": "1"}})"
+      "\n"
+      R"({"data_source": "math_dapo", "prompt": "q", "sys": 3, "reward_model": {"ground_truth": "1"}})"
       "\n",
-      f);
+      with_system);
   ASSERT_FALSE(bad);
   const std::string m = bad.err().message;
   EXPECT_NE(m.find("d.jsonl:1: column \"prompt\" (a chat-message list): message 2: a multi-turn "
@@ -189,6 +202,13 @@ TEST(DatasetFormatTest, VerlStyleProblemsNameTheLineTheColumnAndTheMessage) {
             std::string::npos)
       << m;
   EXPECT_NE(m.find("d.jsonl:5: column \"prompt\" (a chat-message list): message 1: role \"tool\""),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("d.jsonl:6: column \"prompt\" (a chat-message list): a system message, and "
+                   "the column \"sys\" too: keep one of them"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("d.jsonl:7: column \"sys\" (mapped to system): expected a string"),
             std::string::npos)
       << m;
   // A data_source mapped to an unknown verifier is refused before any line.

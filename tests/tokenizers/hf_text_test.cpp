@@ -26,6 +26,11 @@ TEST(TextCodecTest, CharacterTokenizerFramesPromptsAsBefore) {
   EXPECT_FALSE(codec.is_end(tokenizer::sep));
   EXPECT_EQ(codec.pad_id(), tokenizer::pad);
   EXPECT_EQ(codec.decode_completion(*p), "ab");
+  // A system turn of the item's own: read before the prompt, with a blank line.
+  auto sys = codec.encode_prompt_with_system("s", "ab", "test");
+  ASSERT_TRUE(sys.ok());
+  EXPECT_EQ(codec.decode_completion(*sys), "s\n\nab");
+  EXPECT_EQ(*codec.encode_prompt_with_system("", "ab", "test"), *p);
   auto bad = codec.encode_prompt("caf\xc3\xa9", "task \"q\" prompt");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.err().message.find("task \"q\" prompt: character byte 0xc3 at position 3"),
@@ -132,6 +137,16 @@ TEST_F(HfTextCodecTest, PromptsGoThroughTheTemplateAndCompletionsLoseSpecialToke
   EXPECT_EQ((*user)->render("x"),
             "<|im_start|>system\nTerse.<|im_end|>\n<|im_start|>user\nx<|im_end|>\n"
             "<|im_start|>assistant\n");
+  // An item's own system turn (a dataset's system message) replaces the run's, in the
+  // template's system turn; a base model without a template reads it before the prompt.
+  auto own = c.encode_prompt_with_system("Be brief.", "the cat", "p");
+  ASSERT_TRUE(own.ok()) << own.err().message;
+  EXPECT_EQ(c.tokenizer().decode(*own),
+            "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\n"
+            "the cat<|im_end|>\n<|im_start|>assistant\n");
+  EXPECT_EQ(*c.encode_prompt_with_system("", "the cat", "p"), *p);
+  EXPECT_EQ((*plain)->tokenizer().decode(*(*plain)->encode_prompt_with_system("S", "at", "p")),
+            "S\n\nat");
   // Llama 3 turns need <|eot_id|>, which this vocabulary lacks.
   auto llama = hf_text_codec::open(dir.file("m"), {chat_template_choice::llama3, "auto"});
   ASSERT_FALSE(llama.ok());

@@ -84,6 +84,17 @@ result<std::vector<int32_t>> hf_text_codec::encode_prompt(std::string_view text,
   return std::move(*ids);
 }
 
+result<std::vector<int32_t>> hf_text_codec::encode_prompt_with_system(
+    std::string_view system, std::string_view text, std::string_view source) const {
+  if (system.empty() || format_.kind == chat_template::none)
+    return text_codec::encode_prompt_with_system(system, text, source);
+  chat_format own = format_;
+  own.system = std::string(system);
+  auto ids = tok_.encode(render_chat(own, text), /*add_special_tokens=*/false);
+  if (!ids) return error{std::string(source) + ": " + ids.err().message};
+  return std::move(*ids);
+}
+
 std::string hf_text_codec::decode_completion(std::span<const int32_t> ids) const {
   return tok_.decode(ids, /*skip_special_tokens=*/true);
 }

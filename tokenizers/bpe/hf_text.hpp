@@ -39,6 +39,11 @@ class hf_text_codec final : public text_codec {
 
   result<std::vector<int32_t>> encode_prompt(std::string_view text,
                                              std::string_view source) const override;
+  /// With a chat template, `system` replaces the run's system turn (as a system message
+  /// does in transformers' apply_chat_template); without one, text_codec's join.
+  result<std::vector<int32_t>> encode_prompt_with_system(std::string_view system,
+                                                         std::string_view text,
+                                                         std::string_view source) const override;
   std::string decode_completion(std::span<const int32_t> ids) const override;
   const std::vector<int32_t>& end_ids() const override { return end_ids_; }
   int32_t pad_id() const override { return pad_; }
