@@ -129,7 +129,12 @@ json report_json(const step_report& r) {
           {"first_seen_prompts", r.first_seen_prompts},
           {"reliability_predicted", r.reliability_predicted},
           {"reliability_observed", r.reliability_observed},
-          {"reliability_samples", r.reliability_samples}};
+          {"reliability_samples", r.reliability_samples},
+          {"visit_prompts", r.visit_prompts},
+          {"visit_predicted", r.visit_predicted},
+          {"visit_samples", r.visit_samples},
+          {"visit_positives", r.visit_positives},
+          {"visit_exits", r.visit_exits}};
 }
 
 step_report report_of(const json& j) {
@@ -168,6 +173,11 @@ step_report report_of(const json& j) {
   r.reliability_predicted = j.value("reliability_predicted", std::vector<double>{});
   r.reliability_observed = j.value("reliability_observed", std::vector<double>{});
   r.reliability_samples = j.value("reliability_samples", std::vector<uint64_t>{});
+  r.visit_prompts = j.value("visit_prompts", std::vector<uint64_t>{});
+  r.visit_predicted = j.value("visit_predicted", std::vector<double>{});
+  r.visit_samples = j.value("visit_samples", std::vector<uint32_t>{});
+  r.visit_positives = j.value("visit_positives", std::vector<uint32_t>{});
+  r.visit_exits = j.value("visit_exits", std::vector<uint32_t>{});
   return r;
 }
 

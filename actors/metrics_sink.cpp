@@ -46,6 +46,26 @@ void add_calibration(nlohmann::json& j, const step_report& s) {
 const char* const exit_keys[] = {"pos", "balance", "fallback_missing_positives",
                                  "fallback_missing_negatives", "uniform", "allocated",
                                  "dropped", "skipped"};
+
+/// The step's per-prompt visits, column by column ("visits": {"prompt", "predicted",
+/// "samples", "positives", "exit"}): what the tracker predicted for each prompt it drew
+/// and what its pool returned. Absent when the step had none.
+void add_visits(nlohmann::json& j, const step_report& s) {
+  const size_t n = s.visit_prompts.size();
+  if (n == 0 || s.visit_predicted.size() != n || s.visit_samples.size() != n ||
+      s.visit_positives.size() != n || s.visit_exits.size() != n)
+    return;
+  nlohmann::json exits = nlohmann::json::array();
+  for (uint32_t e : s.visit_exits)
+    exits.push_back(e < std::size(exit_keys) ? exit_keys[e] : "unknown");
+  nlohmann::json predicted = nlohmann::json::array();
+  for (double p : s.visit_predicted) predicted.push_back(p < 0 ? nlohmann::json(nullptr) : nlohmann::json(p));
+  j["visits"] = {{"prompt", s.visit_prompts},
+                 {"predicted", std::move(predicted)},
+                 {"samples", s.visit_samples},
+                 {"positives", s.visit_positives},
+                 {"exit", std::move(exits)}};
+}
 // The scalar columns of metrics.csv, as JSON pointers into a step line.
 const char* const csv_columns[] = {
     "step", "policy_version", "real_reward", "zero_gradient_fraction", "samples",
@@ -84,6 +104,7 @@ nlohmann::json step_json(const step_record& r, const metrics_totals& t,
   for (size_t k = 0; k < std::size(exit_keys); ++k)
     exit_samples[exit_keys[k]] = k < s.exit_samples.size() ? s.exit_samples[k] : 0u;
   j["exit_samples"] = exit_samples;
+  add_visits(j, s);
   j["lag_mean"] = s.lag_mean;
   j["lag_max"] = s.lag_max;
   j["loss"] = r.loss;

@@ -72,6 +72,17 @@ struct step_summary {
   std::array<exact_sum, rate_bins> reliability_predicted{};
   std::array<double, rate_bins> reliability_observed{};
   std::array<uint64_t, rate_bins> reliability_samples{};
+  /// One visit of a prompt: what was predicted and what came back (issue 36). Per
+  /// step, in the order the groups finished; skipped visits (no samples) included.
+  struct visit {
+    prompt_slot slot = 0;
+    uint64_t prompt = 0;
+    double predicted = -1;  ///< The pass-rate prior it was drawn with; -1 = none known.
+    uint32_t samples = 0;   ///< Its pool's samples this step.
+    uint32_t positives = 0; ///< Of them, rewarded above the threshold.
+    exit_kind exit = exit_kind::uniform;
+  };
+  std::vector<visit> visits;
 
   /// Adds one finished group.
   void add(const finished_group& g);
@@ -81,6 +92,11 @@ struct step_summary {
   /// Adds the calibration of a prompt drawn with prior mean `p` (first_seen: it had no
   /// statistics yet) whose pool had n samples with k successes.
   void add_prior_fit(double p, uint32_t n, uint32_t k, bool first_seen, double ema_p);
+  /// Records the visit of finished group `g`, drawn with prior mean `predicted` (-1 when
+  /// none is known).
+  void add_visit(const finished_group& g, double predicted) {
+    visits.push_back({g.slot, g.prompt_id, predicted, g.samples_used, g.positives, g.exit});
+  }
   /// Mean first-round reward over all groups (the paper's real_reward).
   double real_reward() const { return prompts ? first_round_sum / prompts : 0.0; }
   /// Share of trainable groups with no learning signal.

@@ -99,6 +99,7 @@ void tracker_core::apply(open_step& s, decisions& d, bool from_start, uint64_t n
     if (g.slot < s.prior_means.size())
       s.summary.add_prior_fit(s.prior_means[g.slot], g.samples_used, g.positives,
                               s.first_seen[g.slot] != 0, s.ema_means[g.slot]);
+    s.summary.add_visit(g, g.slot < s.prior_means.size() ? s.prior_means[g.slot] : -1.0);
     out.finished.push_back({s.step, std::move(g)});
   }
   if (d.step_done && !s.done) {

@@ -48,6 +48,9 @@ struct axis_point {
   double steps = 0, samples = 0, tokens = 0, seconds = 0;
   double y = 0;
   double updates = 0;  ///< Optimizer updates to this point (not an axis).
+  /// pass@k of the evaluation (not an axis): the share of held-out prompts with a
+  /// rewarded sample among eval.samples; nullopt for greedy evaluations.
+  std::optional<double> pass_at_k;
   double x(size_t axis) const {
     const double v[] = {steps, samples, tokens, seconds};
     return v[axis];
@@ -82,6 +85,16 @@ std::vector<double> prompt_values(const json& eval, bool sampled) {
   return v;
 }
 
+/// pass@k of an evaluation line: the share of its prompts whose sampled mean reward is
+/// above 0 (with 0/1 rewards, at least one of the eval.samples completions right);
+/// nullopt without sampled per-prompt values.
+std::optional<double> pass_at_k_of(const json& eval) {
+  const auto v = prompt_values(eval, /*sampled=*/true);
+  if (v.empty()) return std::nullopt;
+  return double(std::count_if(v.begin(), v.end(), [](double x) { return x > 0; })) /
+         double(v.size());
+}
+
 /// What collect_run takes from a run's step lines, in one pass.
 struct step_tally {
   json rows = json::array();  ///< The step rows of compare.json.
@@ -98,6 +111,11 @@ struct step_tally {
   /// Learner and pipeline diagnostics: sums over the steps of each key of
   /// diagnostic_keys (mean_<key> in compare.json), and the steps that had it.
   std::map<std::string, std::pair<double, size_t>> diagnostics;
+  /// The per-prompt visits of the lines that record them (metrics.jsonl "visits"):
+  /// drawn and skipped visits, drawn visits whose pool was mixed (some right, some
+  /// wrong), and the samples of drawn visits that came back all wrong or all right.
+  uint64_t visits = 0, skipped_visits = 0, mixed_visits = 0;
+  double visit_samples = 0, all_wrong_samples = 0, all_right_samples = 0;
 };
 
 /// The per-step numbers kept with a run's results, so that a difference can be explained
@@ -121,6 +139,30 @@ double fallback_samples_of(const json& l) {
     return (number(*e, "fallback_missing_positives") + number(*e, "fallback_missing_negatives")) *
            number(l, "samples_per_prompt_max");
   return 0;
+}
+
+/// Adds the line's per-prompt visits, when it has them.
+void add_visits(const json& l, step_tally& t) {
+  auto v = l.find("visits");
+  if (v == l.end() || !v->is_object()) return;
+  const auto& n = (*v)["samples"];
+  const auto& k = (*v)["positives"];
+  for (size_t i = 0; n.is_array() && k.is_array() && i < n.size() && i < k.size(); ++i) {
+    const double samples = n[i].is_number() ? n[i].get<double>() : 0;
+    const double right = k[i].is_number() ? k[i].get<double>() : 0;
+    if (samples == 0) {
+      ++t.skipped_visits;
+      continue;
+    }
+    ++t.visits;
+    t.visit_samples += samples;
+    if (right == 0)
+      t.all_wrong_samples += samples;
+    else if (right >= samples)
+      t.all_right_samples += samples;
+    else
+      ++t.mixed_visits;
+  }
 }
 
 /// Adds the line's samples_by_pass_rate bins, when it has them.
@@ -166,6 +208,7 @@ step_tally tally_steps(const std::vector<json>& steps, const compare_settings& s
         ++count;
       }
     add_pass_rate_bins(l, t);
+    add_visits(l, t);
   }
   const auto smoothed = moving_average(rewards, s.smooth);
   for (size_t i = 0; i < smoothed.size(); ++i) t.reward_at[i].y = smoothed[i];
@@ -183,12 +226,14 @@ std::vector<axis_point> accuracy_points(const std::vector<json>& evals, const st
     if (it == t.at_version.end()) continue;  // an evaluation of a step not in the metrics
     axis_point p = it->second;
     p.y = number(e, greedy ? "greedy" : "sampled");
+    p.pass_at_k = pass_at_k_of(e);
     rows.push_back({{"version", v},
                     {"step", p.steps},
                     {"cumulative_samples", p.samples},
                     {"cumulative_tokens", p.tokens},
                     {"seconds", p.seconds},
-                    {"accuracy", p.y}});
+                    {"accuracy", p.y},
+                    {"pass_at_k", opt(p.pass_at_k)}});
     acc_at.push_back(p);
   }
   return acc_at;
@@ -200,18 +245,23 @@ void add_readings(const std::vector<axis_point>& acc_at, double trained,
                   const compare_settings& s, json& run) {
   // Equal steps: the last evaluation at or before the step cap, if the run got there.
   std::optional<double> at_steps, at_samples, updates_at_steps, updates_at_samples;
+  std::optional<double> pass_at_steps, pass_at_samples;
   if (s.equal_steps && trained >= double(s.equal_steps))
     for (const auto& p : acc_at)
       if (p.steps <= double(s.equal_steps)) {
         at_steps = p.y;
         updates_at_steps = p.updates;
+        pass_at_steps = p.pass_at_k;
       }
   for (const auto& p : acc_at)
     if (p.samples >= double(s.sample_budget)) {
       at_samples = p.y;
       updates_at_samples = p.updates;
+      pass_at_samples = p.pass_at_k;
       break;
     }
+  run["pass_at_k_at_steps"] = opt(pass_at_steps);
+  run["pass_at_k_at_samples"] = opt(pass_at_samples);
   run["heldout_at_steps"] = opt(at_steps);
   run["heldout_at_samples"] = opt(at_samples);
   // The optimizer updates each reading stands on (learner.updates_per_step).
@@ -268,6 +318,7 @@ result<json> collect_run(const std::string& dir, const compare_settings& s) {
   const json& last = evals->back();
   run["final_version"] = number(last, "version");
   run["final_accuracy"] = number(last, greedy ? "greedy" : "sampled");
+  run["pass_at_k_final"] = opt(pass_at_k_of(last));
   run["prompt_final"] = prompt_values(last, !greedy);
   run["prompt_base"] = prompt_values(evals->front(), number(evals->front(), "sampled", -1) >= 0);
   run["base_version"] = number(evals->front(), "version");
@@ -281,6 +332,14 @@ result<json> collect_run(const std::string& dir, const compare_settings& s) {
             : json(it->second.first / double(it->second.second));
   }
   run["steps_trained"] = steps->size();
+  // What the visits spent: null when the run's lines do not record them.
+  const auto share = [](double part, double whole) {
+    return whole > 0 ? json(part / whole) : json(nullptr);
+  };
+  run["visit_mixed_share"] = share(double(t.mixed_visits), double(t.visits));
+  run["visit_skipped_share"] = share(double(t.skipped_visits), double(t.visits + t.skipped_visits));
+  run["samples_all_wrong_share"] = share(t.all_wrong_samples, t.visit_samples);
+  run["samples_all_right_share"] = share(t.all_right_samples, t.visit_samples);
   return run;
 }
 
@@ -385,7 +444,10 @@ result<json> collect_compare(const compare_settings& s, const std::vector<std::s
                             "auc_samples", "fallback_share", "zero_gradient_share", "seconds",
                             "updates_at_steps", "updates_at_samples", "seconds_per_step",
                             "mean_grad_norm", "mean_clip_fraction", "mean_entropy",
-                            "mean_lag_mean", "mean_updates"}) {
+                            "mean_lag_mean", "mean_updates", "pass_at_k_at_steps",
+                            "pass_at_k_at_samples", "pass_at_k_final", "visit_mixed_share",
+                            "visit_skipped_share", "samples_all_wrong_share",
+                            "samples_all_right_share"}) {
       std::vector<double> v;
       for (const auto& r : rs)
         if (auto x = opt_of(r[key])) v.push_back(*x);
@@ -394,7 +456,8 @@ result<json> collect_compare(const compare_settings& s, const std::vector<std::s
           v.empty() ? json(nullptr) : json(std::accumulate(v.begin(), v.end(), 0.0) / double(v.size()));
       summary[key]["runs"] = v.size();
     }
-    for (const char* key : {"heldout_at_steps", "heldout_at_samples", "auc_steps", "auc_samples"}) {
+    for (const char* key : {"heldout_at_steps", "heldout_at_samples", "auc_steps", "auc_samples",
+                            "pass_at_k_at_samples"}) {
       const auto mine = by_seed(rs, key), ref = by_seed(baseline_runs, key);
       std::vector<std::optional<double>> a, b;
       json seeds = json::array();

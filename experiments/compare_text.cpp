@@ -75,19 +75,23 @@ std::string compare_table(const json& c) {
     out += "\n";
   }
   out += "equal samples (" + num(c["budget_samples"], "%.0f") + ")\n";
-  std::snprintf(line, sizeof line, "%-18s %-30s %-6s %-30s %-6s %-22s %-26s %-8s %-8s\n",
+  std::snprintf(line, sizeof line, "%-18s %-30s %-6s %-30s %-6s %-22s %-26s %-8s %-8s %-8s\n",
                 "strategy", "samples to held-out target", "ratio", "samples to reward target",
-                "ratio", "final held-out acc", "paired diff at budget", "fallback", "updates");
+                "ratio", "final held-out acc", "paired diff at budget", "pass@k", "fallback",
+                "updates");
   out += line;
   for (const auto& st : strategies) {
     const json& s = st["summary"];
-    std::snprintf(line, sizeof line, "%-18s %-30s %-6s %-30s %-6s %-22s %-26s %-8s %-8s\n",
+    std::snprintf(line, sizeof line, "%-18s %-30s %-6s %-30s %-6s %-22s %-26s %-8s %-8s %-8s\n",
                   st.value("name", "?").c_str(), reach_text(s["samples_to_heldout"]).c_str(),
                   num(s["ratio_heldout_samples"], "%.2f").c_str(),
                   reach_text(s["samples_to_reward"]).c_str(),
                   num(s["ratio_reward_samples"], "%.2f").c_str(),
                   stat_text(s["final_accuracy"], "%.3f").c_str(),
                   paired_text(s["paired_heldout_at_samples"]).c_str(),
+                  s.contains("pass_at_k_at_samples")
+                      ? num(s["pass_at_k_at_samples"]["median"], "%.3f").c_str()
+                      : "-",
                   s.contains("fallback_share") ? num(s["fallback_share"]["median"], "%.3f").c_str()
                                                : "-",
                   s.contains("updates_at_samples")

@@ -104,6 +104,13 @@ struct step_report {
   std::vector<double> reliability_predicted;  ///< Per bin of p: sum of predictions ...
   std::vector<double> reliability_observed;   ///< ... of successes ...
   std::vector<uint64_t> reliability_samples;  ///< ... and samples.
+  /// The step's visits in slot order (step_summary::visit), one entry each: the
+  /// prompt, its predicted pass rate (-1 = none), samples, successes and exit_kind.
+  std::vector<uint64_t> visit_prompts;
+  std::vector<double> visit_predicted;
+  std::vector<uint32_t> visit_samples;
+  std::vector<uint32_t> visit_positives;
+  std::vector<uint32_t> visit_exits;
 };
 
 template <class Inspector>
@@ -116,7 +123,9 @@ typename Inspector::result_type inspect(Inspector& f, step_report& x) {
            x.reissued, x.lag_mean, x.lag_max, x.generation_seconds, x.zero_reasons,
            x.zero_counts, x.prior_brier, x.prior_log_loss, x.prior_samples, x.first_seen_brier,
            x.first_seen_log_loss, x.first_seen_samples, x.first_seen_prompts,
-           x.reliability_predicted, x.reliability_observed, x.reliability_samples);
+           x.reliability_predicted, x.reliability_observed, x.reliability_samples,
+           x.visit_prompts, x.visit_predicted, x.visit_samples, x.visit_positives,
+           x.visit_exits);
 }
 
 /// evaluator -> metrics sink: held-out accuracy at one policy version.

@@ -113,7 +113,8 @@ c10::intrusive_ptr<c10d::Store> replica_group::impl::open_store(uint16_t port) {
   torch_compat::use_classic_tcp_store(so);
   so.timeout = ms(std::max(2.0, config.join_timeout));  // connecting takes whole seconds
   if (so.isServer) return c10::make_intrusive<c10d::TCPStore>(host, so);
-  // Attempts of 2 s until join_timeout, so that a stop is seen between them.
+  // Attempts of 2 s (2.x adds its own back-off) until join_timeout, so that a stop is
+  // seen between them.
   const auto deadline = clock_type::now() + ms(config.join_timeout);
   so.timeout = ms(2.0);
   for (;;) {

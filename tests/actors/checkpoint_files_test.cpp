@@ -55,6 +55,11 @@ TEST(CheckpointFilesTest, CarriedStepsRoundTripExactly) {
   r.exits = {1, 2, 3};
   r.zero_reasons = {"wrong_value"};
   r.zero_counts = {5};
+  r.visit_prompts = {3, 1};
+  r.visit_predicted = {0.25, -1};
+  r.visit_samples = {4, 0};
+  r.visit_positives = {1, 0};
+  r.visit_exits = {4, 7};
   s.reports[7] = r;
   const auto file = (fresh("carried") / "carried.cbor").string();
   ASSERT_TRUE(write_carried_steps(file, s, /*from=*/7, /*through=*/8));
@@ -72,6 +77,11 @@ TEST(CheckpointFilesTest, CarriedStepsRoundTripExactly) {
   }
   EXPECT_EQ(back->reports.at(7).real_reward, 0.123456789);
   EXPECT_EQ(back->reports.at(7).zero_counts, (std::vector<uint32_t>{5}));
+  EXPECT_EQ(back->reports.at(7).visit_prompts, r.visit_prompts);
+  EXPECT_EQ(back->reports.at(7).visit_predicted, r.visit_predicted);
+  EXPECT_EQ(back->reports.at(7).visit_samples, r.visit_samples);
+  EXPECT_EQ(back->reports.at(7).visit_positives, r.visit_positives);
+  EXPECT_EQ(back->reports.at(7).visit_exits, r.visit_exits);
   // Truncated: an error naming the file, never a partial state.
   fs::resize_file(file, fs::file_size(file) / 2);
   auto torn = read_carried_steps(file);

@@ -93,5 +93,29 @@ TEST(MetricsSinkTest, SaveFlushesEveryLineReceivedSoFar) {
   self->send_exit(m, caf::exit_reason::user_shutdown);
 }
 
+// A step line records the step's per-prompt visits column by column (issue 36): the
+// exit by name, an unknown prior as null; a step without visits has no key.
+TEST(MetricsSinkTest, AStepLineRecordsItsVisits) {
+  auto r = step(3);
+  r.sampling.visit_prompts = {11, 12};
+  r.sampling.visit_predicted = {0.25, -1};
+  r.sampling.visit_samples = {8, 0};
+  r.sampling.visit_positives = {3, 0};
+  r.sampling.visit_exits = {1, 7};
+  const auto j = step_json(r, metrics_totals{}, std::nullopt);
+  ASSERT_TRUE(j.contains("visits")) << j.dump();
+  const auto& v = j["visits"];
+  EXPECT_EQ(v["prompt"], nlohmann::json({11, 12}));
+  EXPECT_EQ(v["predicted"][0], 0.25);
+  EXPECT_TRUE(v["predicted"][1].is_null());
+  EXPECT_EQ(v["samples"], nlohmann::json({8, 0}));
+  EXPECT_EQ(v["positives"], nlohmann::json({3, 0}));
+  EXPECT_EQ(v["exit"], nlohmann::json({"balance", "skipped"}));
+  EXPECT_FALSE(step_json(step(4), metrics_totals{}, std::nullopt).contains("visits"));
+  // Columns of different lengths (never written so): no visits rather than a wrong row.
+  r.sampling.visit_exits.pop_back();
+  EXPECT_FALSE(step_json(r, metrics_totals{}, std::nullopt).contains("visits"));
+}
+
 }  // namespace
 }  // namespace adarl

@@ -245,6 +245,14 @@ TEST(TrackerCoreTest, ThePriorOfEachDrawnPromptIsScoredAgainstItsPool) {
   EXPECT_EQ(s0->reliability_samples[5], 40u);  // every prediction 0.5: bin [0.5, 0.6)
   EXPECT_DOUBLE_EQ(s0->reliability_predicted[5], 20.0);
   EXPECT_DOUBLE_EQ(s0->reliability_observed[5], 20.0);
+  // Every visit is kept: the prompt, the prior it was drawn with, its pool (issue 36).
+  ASSERT_EQ(s0->visits.size(), 10u);
+  for (const auto& v : s0->visits) {
+    EXPECT_EQ(v.samples, 4u);
+    EXPECT_EQ(v.positives, v.prompt < 5 ? 4u : 0u) << v.prompt;
+    EXPECT_DOUBLE_EQ(v.predicted, 0.5);
+    EXPECT_EQ(v.exit, exit_kind::uniform);
+  }
   t.retire_through(1);
   w.clear();
   t.next_work(1000, 1, 0, w);

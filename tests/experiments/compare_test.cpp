@@ -546,6 +546,12 @@ TEST(CompareConfigTest, TheCommittedSuiteResultsComeFromTheirConfigs) {
                              "docs/results/compare-" + suite + ".json");
 }
 
+// docs/results/equal-compute-general.json: the equal-compute table (issue 36;
+// docs/results/equal-compute.md and the README).
+TEST(CompareConfigTest, TheCommittedEqualComputeResultsComeFromTheirConfigs) {
+  expect_results_of_config("equal-compute-general.yaml", "docs/results/equal-compute-general.json");
+}
+
 // How soon each run reaches the baseline's held-out accuracy at the step cap, seed by
 // seed (issue 16's reading): the first evaluation at or before the cap at or above it.
 TEST(CompareCollectTest, StepsToTheReferencesAccuracyAtTheCapArePairedBySeed) {
@@ -644,6 +650,94 @@ TEST(CompareCollectTest, ARunShorterThanTheStepCapHasNoEqualStepsValue) {
   EXPECT_TRUE((*r)["heldout_at_steps"].is_null());
   EXPECT_TRUE((*r)["auc_steps"].is_null());
   EXPECT_EQ((*r)["heldout_at_samples"], 0.5);
+}
+
+// pass@k beside mean@k: the share of held-out prompts with a rewarded sample, at each
+// evaluation and at each reading (issue 36); greedy evaluations have none.
+TEST(CompareCollectTest, PassAtKIsTheShareOfPromptsWithARewardedSample) {
+  const std::string d = fresh_dir("pass_at_k");
+  const std::string dir = d + "/r";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream m(dir + "/metrics.jsonl"), e(dir + "/eval.jsonl");
+    for (int s = 0; s < 2; ++s)
+      m << json{{"step", s}, {"policy_version", s + 1}, {"cumulative_samples", 100 * (s + 1)},
+                {"cumulative_tokens", 1000}, {"elapsed", 1.0}, {"real_reward", 0.5}}.dump()
+        << "\n";
+    // Version 0: one prompt of four with a right sample; 1: two; 2: three (mean@k 0.25).
+    e << json{{"version", 0}, {"sampled", 0.0625}, {"prompt_sampled", {0.25, 0, 0, 0}}}.dump()
+      << "\n";
+    e << json{{"version", 1}, {"sampled", 0.125}, {"prompt_sampled", {0.25, 0.25, 0, 0}}}.dump()
+      << "\n";
+    e << json{{"version", 2}, {"sampled", 0.25}, {"prompt_sampled", {0.5, 0.25, 0.25, 0}}}.dump()
+      << "\n";
+  }
+  compare_settings s;
+  s.heldout_metric = "sampled";
+  s.sample_budget = 100;  // version 1
+  s.equal_steps = 2;      // version 2
+  auto r = collect_run(dir, s);
+  ASSERT_TRUE(r) << r.err().message;
+  EXPECT_DOUBLE_EQ((*r)["pass_at_k_at_samples"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ((*r)["pass_at_k_at_steps"].get<double>(), 0.75);
+  EXPECT_DOUBLE_EQ((*r)["pass_at_k_final"].get<double>(), 0.75);
+  EXPECT_DOUBLE_EQ((*r)["evals"][0]["pass_at_k"].get<double>(), 0.25);
+  // A greedy-only evaluation has no pass@k.
+  const std::string g = d + "/greedy";
+  std::filesystem::create_directories(g);
+  std::filesystem::copy_file(dir + "/metrics.jsonl", g + "/metrics.jsonl");
+  {
+    std::ofstream e(g + "/eval.jsonl");
+    for (int v = 0; v <= 2; ++v)
+      e << json{{"version", v}, {"greedy", 0.5}, {"prompt_greedy", {1, 0}}}.dump() << "\n";
+  }
+  s.heldout_metric = "greedy";
+  auto gr = collect_run(g, s);
+  ASSERT_TRUE(gr) << gr.err().message;
+  EXPECT_TRUE((*gr)["pass_at_k_final"].is_null());
+  EXPECT_TRUE((*gr)["evals"][0]["pass_at_k"].is_null());
+}
+
+// What the visits spent (issue 36): the share of drawn visits whose pool was mixed, of
+// visits skipped, and of samples on pools that came back all wrong or all right; null
+// for runs whose lines do not record visits.
+TEST(CompareCollectTest, VisitsAreSummarisedByWhatTheirPoolsReturned) {
+  const std::string d = fresh_dir("visits");
+  const auto run_dir = [&](const std::string& name, bool with_visits) {
+    const std::string dir = d + "/" + name;
+    std::filesystem::create_directories(dir);
+    std::ofstream m(dir + "/metrics.jsonl"), e(dir + "/eval.jsonl");
+    for (int s = 0; s < 2; ++s) {
+      json line{{"step", s}, {"policy_version", s + 1}, {"cumulative_samples", 12 * (s + 1)},
+                {"cumulative_tokens", 100}, {"elapsed", 1.0}, {"real_reward", 0.5}};
+      // Step 0: a mixed pool of 4, an all-wrong one of 4, a skip; step 1: all right (4).
+      if (with_visits)
+        line["visits"] = s == 0 ? json{{"prompt", {1, 2, 3}},
+                                       {"predicted", {0.5, nullptr, 0.01}},
+                                       {"samples", {4, 4, 0}},
+                                       {"positives", {2, 0, 0}},
+                                       {"exit", {"allocated", "allocated", "skipped"}}}
+                                : json{{"prompt", {4}}, {"predicted", {0.9}}, {"samples", {4}},
+                                       {"positives", {4}}, {"exit", {"allocated"}}};
+      m << line.dump() << "\n";
+    }
+    for (int v = 0; v <= 2; ++v)
+      e << json{{"version", v}, {"sampled", 0.5}, {"prompt_sampled", {0.5}}}.dump() << "\n";
+    return dir;
+  };
+  compare_settings s;
+  s.heldout_metric = "sampled";
+  s.sample_budget = 12;
+  auto r = collect_run(run_dir("with", true), s);
+  ASSERT_TRUE(r) << r.err().message;
+  EXPECT_DOUBLE_EQ((*r)["visit_mixed_share"].get<double>(), 1.0 / 3);
+  EXPECT_DOUBLE_EQ((*r)["visit_skipped_share"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ((*r)["samples_all_wrong_share"].get<double>(), 4.0 / 12);
+  EXPECT_DOUBLE_EQ((*r)["samples_all_right_share"].get<double>(), 4.0 / 12);
+  auto old = collect_run(run_dir("without", false), s);
+  ASSERT_TRUE(old) << old.err().message;
+  EXPECT_TRUE((*old)["visit_mixed_share"].is_null());
+  EXPECT_TRUE((*old)["samples_all_wrong_share"].is_null());
 }
 
 // Each reading says how many optimizer updates it stands on (learner.updates_per_step),

@@ -388,7 +388,10 @@ TEST(ReplicatedLearnerTest, ARankWaitingForRankZerosStoreStopsWhenAsked) {
   EXPECT_NE(r.err().message.find("stopped while connecting to rank 0's store at " +
                                  lonely.replicas.store),
             std::string::npos) << r.err().message;
-  EXPECT_LT(took, 5.0);  // an attempt to connect takes about 2 s
+  // Long before join_timeout (60 s): an attempt to connect takes about 2 s on LibTorch
+  // 1.13; 2.x's client adds a randomized back-off of a few seconds after the 2 s
+  // (measured under 2.6: 8 s in all on a loaded machine).
+  EXPECT_LT(took, 15.0);
 }
 
 TEST(ReplicatedLearnerTest, ARankThatStopsTakingPartIsNamed) {
