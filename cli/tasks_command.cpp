@@ -200,6 +200,8 @@ void report_mapping(const std::string& input, const dataset_format& f,
     out << "; " << n.default_verifier << " items take verifier \"" << f.verifier << "\"";
   if (n.source_verifier) out << "; " << n.source_verifier << " verifiers from data_source";
   if (n.check_tests) out << "; " << n.check_tests << " tests as check(entry_point)";
+  if (n.setup_tests) out << "; " << n.setup_tests << " assert lists after their test_setup_code";
+  if (n.number_ids) out << "; " << n.number_ids << " integer ids as text";
   if (n.chat_prompts)
     out << "; " << n.chat_prompts << " prompts from chat messages (" << n.system_turns
         << " with a system turn of their own)";

@@ -193,6 +193,18 @@ std::optional<json> remapped(const json& j, const dataset_format& f, uint32_t li
     }
     out.erase("entry_point");
   }
+  // MBPP: an assert list runs after the line's test_setup_code, when it has one.
+  if (const auto t = out.find("tests"); t != out.end() && t->is_array())
+    if (const json* setup = find_column(j, "test_setup_code");
+        setup && setup->is_string() && !setup->get<std::string>().empty()) {
+      *t = json{{"asserts", *t}, {"setup", *setup}};
+      ++counts.setup_tests;
+    }
+  // An integer id (MBPP's task_id) is its decimal text.
+  if (const auto id = out.find("id"); id != out.end() && id->is_number_integer()) {
+    *id = id->dump();
+    ++counts.number_ids;
+  }
   if (!out.contains("id") && !f.columns.count("id")) {
     out["id"] = "line-" + std::to_string(line);
     ++counts.ids_from_lines;

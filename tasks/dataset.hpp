@@ -85,6 +85,8 @@ struct dataset_mapping_counts {
   std::size_t system_turns = 0;      ///< Of those, with a system message (the item's system turn).
   std::size_t source_verifier = 0;   ///< Items whose verifier came from data_source.
   std::size_t check_tests = 0;       ///< HumanEval tests: check() with its entry point.
+  std::size_t setup_tests = 0;       ///< MBPP assert lists with their test_setup_code.
+  std::size_t number_ids = 0;        ///< Integer ids (MBPP's task_id) read as their text.
 };
 
 /// Reads a JSONL dataset, one task per line:

@@ -66,6 +66,27 @@ run tasks verify --dataset "$ex/humaneval-style.jsonl" --completions he_completi
   --field id=task_id --field answer=canonical_solution --field tests=test --verifier python
 expect 0 "adarl tasks verify: 4 lines, 4 rewarded" err.txt
 
+# MBPP's format: integer task ids, assert lists, test_setup_code run before them.
+mbpp="--field id=task_id --field prompt=text --field answer=code --field tests=test_list --verifier python"
+run tasks check "$ex/mbpp-style.jsonl" $mbpp
+expect 0 "1 assert lists after their test_setup_code; 4 integer ids as text" out.txt
+python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    l = json.loads(l); print(json.dumps({"id": str(l["task_id"]), "completion": l["code"]}))' \
+  "$ex/mbpp-style.jsonl" > mbpp_completions.jsonl
+run tasks verify --dataset "$ex/mbpp-style.jsonl" --completions mbpp_completions.jsonl $mbpp
+expect 0 "adarl tasks verify: 4 lines, 4 rewarded" err.txt
+# Two-step runs on both code shapes (the character policy, a tiny model).
+tiny="model.d_model=16 model.n_layers=1 model.n_heads=2 model.d_ff=32 model.max_len=320 sft.steps=5 tasks.held_out=1 tracker.steps=2 tracker.prompts_per_step=2 actors.generator_capacity=16 eval.every=0 progress=false"
+run run "$src/configs/quickstart.yaml" "tasks.dataset=$ex/humaneval-style.jsonl" \
+  tasks.fields.id=task_id tasks.fields.answer=canonical_solution tasks.fields.tests=test \
+  tasks.verifier=python tasks.train=3 $tiny out=HE
+expect 0 "run: finished at version 2" out.txt
+run run "$src/configs/quickstart.yaml" "tasks.dataset=$ex/mbpp-style.jsonl" \
+  tasks.fields.id=task_id tasks.fields.prompt=text tasks.fields.answer=code \
+  tasks.fields.tests=test_list tasks.verifier=python tasks.train=3 $tiny out=MB
+expect 0 "run: finished at version 2" out.txt
+
 # Without the mapping: refused at the line, with adarl's own schema.
 run tasks check "$ex/gsm8k-style.jsonl"
 expect 2 'gsm8k-style.jsonl:1: field "id": missing' err.txt

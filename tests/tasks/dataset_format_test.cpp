@@ -93,6 +93,32 @@ TEST(DatasetFormatTest, NumbersAsAnswersAndPythonTestsFromAnotherColumn) {
   EXPECT_EQ((*items)[1].answer, "3.5");
 }
 
+// MBPP's shape: an integer task_id, an assert list, and test_setup_code run before it.
+TEST(DatasetFormatTest, MbppAssertListsTakeTheirSetupCodeAndIntegerIdsTheirText) {
+  const dataset_format f{{{"id", "task_id"}, {"prompt", "text"}, {"tests", "test_list"}},
+                         "python", "", {}};
+  dataset_mapping_counts n;
+  const auto items = load_text(
+      R"j({"task_id": 11, "text": "Even?", "test_list": ["assert f(D) == 1"], "test_setup_code": "D = 2"})j"
+      "\n"
+      R"j({"task_id": 12, "text": "Odd?", "test_list": ["assert g(3)"], "test_setup_code": ""})j"
+      "\n",
+      f, &n);
+  ASSERT_TRUE(items) << items.err().message;
+  ASSERT_EQ(items->size(), 2u);
+  EXPECT_EQ((*items)[0].id, "11");
+  EXPECT_EQ((*items)[0].tests, R"j({"asserts":["assert f(D) == 1"],"setup":"D = 2"})j");
+  EXPECT_EQ((*items)[1].tests, R"j(["assert g(3)"])j");  // no setup: the list as it is
+  EXPECT_EQ(n.setup_tests, 1u);
+  EXPECT_EQ(n.number_ids, 2u);
+  // A fractional id is still not an id.
+  const auto bad = load_text(R"j({"task_id": 1.5, "text": "q", "test_list": []})j" "\n", f);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.err().message.find("column \"task_id\" (mapped to id): expected a string"),
+            std::string::npos)
+      << bad.err().message;
+}
+
 TEST(DatasetFormatTest, ProblemsNameTheColumnTheFieldIsMappedTo) {
   const dataset_format f{{{"prompt", "problem"}, {"id", "uid"}}, "math", "", {}};
   const auto items = load_text(
@@ -270,6 +296,12 @@ TEST(DatasetFormatTest, TheShippedExamplesLoadWithTheirMappingAndEveryReferenceI
        8},
       {"humaneval-style.jsonl",
        {{{"id", "task_id"}, {"answer", "canonical_solution"}, {"tests", "test"}},
+        "python",
+        "",
+        {}},
+       4},
+      {"mbpp-style.jsonl",
+       {{{"id", "task_id"}, {"prompt", "text"}, {"answer", "code"}, {"tests", "test_list"}},
         "python",
         "",
         {}},
