@@ -50,7 +50,7 @@ struct axis_point {
   double updates = 0;  ///< Optimizer updates to this point (not an axis).
   /// pass@k of the evaluation (not an axis): the share of held-out prompts with a
   /// rewarded sample among eval.samples; nullopt for greedy evaluations.
-  std::optional<double> pass_at_k;
+  std::optional<double> pass_at_k{};
   double x(size_t axis) const {
     const double v[] = {steps, samples, tokens, seconds};
     return v[axis];

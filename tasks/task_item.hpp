@@ -23,7 +23,7 @@ struct task_item {
   /// renders it as its template's system turn in place of model.system_prompt; the
   /// character policy and base models read it before the prompt, with a blank line
   /// between. "" = none.
-  std::string system;
+  std::string system{};
 };
 
 /// Which part of a suite: train and held-out never share an item (by prompt text).
