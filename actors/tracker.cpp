@@ -99,16 +99,15 @@ step_report make_report(const tracker_state_t& st, uint64_t step) {
     r.reliability_observed.assign(s->reliability_observed.begin(), s->reliability_observed.end());
     r.reliability_samples.assign(s->reliability_samples.begin(), s->reliability_samples.end());
     // Slot order, not completion order: the record reads the same in every run.
-    std::vector<const step_summary::visit*> visits;
-    for (const auto& v : s->visits) visits.push_back(&v);
+    auto visits = s->visits;
     std::stable_sort(visits.begin(), visits.end(),
-                     [](const auto* a, const auto* b) { return a->slot < b->slot; });
-    for (const auto* v : visits) {
-      r.visit_prompts.push_back(v->prompt);
-      r.visit_predicted.push_back(v->predicted);
-      r.visit_samples.push_back(v->samples);
-      r.visit_positives.push_back(v->positives);
-      r.visit_exits.push_back(static_cast<uint32_t>(v->exit));
+                     [](const auto& a, const auto& b) { return a.slot < b.slot; });
+    for (const auto& v : visits) {
+      r.visit_prompts.push_back(v.prompt);
+      r.visit_predicted.push_back(v.predicted);
+      r.visit_samples.push_back(v.samples);
+      r.visit_positives.push_back(v.positives);
+      r.visit_exits.push_back(static_cast<uint32_t>(v.exit));
     }
   }
   if (const step_counters* c = st.core->counters(step)) {

@@ -96,10 +96,11 @@ void tracker_core::apply(open_step& s, decisions& d, bool from_start, uint64_t n
     s.summary.add(g);
     s.summary.add_pass_rate(table_.estimate_after(g.prompt_id, g.samples_used, g.positives),
                             g.samples_used);
-    if (g.slot < s.prior_means.size())
+    const bool prior_known = g.slot < s.prior_means.size();
+    if (prior_known)
       s.summary.add_prior_fit(s.prior_means[g.slot], g.samples_used, g.positives,
                               s.first_seen[g.slot] != 0, s.ema_means[g.slot]);
-    s.summary.add_visit(g, g.slot < s.prior_means.size() ? s.prior_means[g.slot] : -1.0);
+    s.summary.add_visit(g, prior_known ? s.prior_means[g.slot] : -1.0);
     out.finished.push_back({s.step, std::move(g)});
   }
   if (d.step_done && !s.done) {

@@ -76,12 +76,18 @@ result<std::shared_ptr<const hf_text_codec>> hf_text_codec::open(const std::stri
                                                std::move(ends), pad);
 }
 
-result<std::vector<int32_t>> hf_text_codec::encode_prompt(std::string_view text,
-                                                          std::string_view source) const {
-  auto ids = tok_.encode(render(text), /*add_special_tokens=*/format_.kind == chat_template::none);
+result<std::vector<int32_t>> hf_text_codec::encode_in(const chat_format& f,
+                                                      std::string_view text,
+                                                      std::string_view source) const {
+  auto ids = tok_.encode(render_chat(f, text), /*add_special_tokens=*/f.kind == chat_template::none);
   if (!ids) return error{std::string(source) + ": " + ids.err().message};
   if (ids->empty()) return error{std::string(source) + ": the prompt has no tokens"};
   return std::move(*ids);
+}
+
+result<std::vector<int32_t>> hf_text_codec::encode_prompt(std::string_view text,
+                                                          std::string_view source) const {
+  return encode_in(format_, text, source);
 }
 
 result<std::vector<int32_t>> hf_text_codec::encode_prompt_with_system(
@@ -90,9 +96,7 @@ result<std::vector<int32_t>> hf_text_codec::encode_prompt_with_system(
     return text_codec::encode_prompt_with_system(system, text, source);
   chat_format own = format_;
   own.system = std::string(system);
-  auto ids = tok_.encode(render_chat(own, text), /*add_special_tokens=*/false);
-  if (!ids) return error{std::string(source) + ": " + ids.err().message};
-  return std::move(*ids);
+  return encode_in(own, text, source);
 }
 
 std::string hf_text_codec::decode_completion(std::span<const int32_t> ids) const {

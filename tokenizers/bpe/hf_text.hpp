@@ -58,6 +58,10 @@ class hf_text_codec final : public text_codec {
                 int32_t pad);
 
  private:
+  /// The ids of `text` as the user turn of format `f` (errors name `source`).
+  result<std::vector<int32_t>> encode_in(const chat_format& f, std::string_view text,
+                                         std::string_view source) const;
+
   bpe_tokenizer tok_;
   chat_format format_;
   std::vector<int32_t> end_ids_;  ///< Sorted, distinct, not empty.
