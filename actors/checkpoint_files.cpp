@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
 
@@ -97,87 +98,22 @@ train_group group_of(const json& j) {
 }
 
 json report_json(const step_report& r) {
-  return {{"step", r.step},
-          {"prompts", r.prompts},
-          {"trainable", r.trainable},
-          {"zero_gradient", r.zero_gradient},
-          {"samples", r.samples},
-          {"tokens", r.tokens},
-          {"results", r.results},
-          {"result_tokens", r.result_tokens},
-          {"kept_samples", r.kept_samples},
-          {"max_samples", r.max_samples},
-          {"real_reward", r.real_reward},
-          {"exits", r.exits},
-          {"rounds", r.rounds},
-          {"rate_prompts", r.rate_prompts},
-          {"rate_samples", r.rate_samples},
-          {"duplicates", r.duplicates},
-          {"reissued", r.reissued},
-          {"lag_mean", r.lag_mean},
-          {"lag_max", r.lag_max},
-          {"generation_seconds", r.generation_seconds},
-          {"zero_reasons", r.zero_reasons},
-          {"zero_counts", r.zero_counts},
-          {"exit_samples", r.exit_samples},
-          {"prior_brier", r.prior_brier},
-          {"prior_log_loss", r.prior_log_loss},
-          {"prior_samples", r.prior_samples},
-          {"first_seen_brier", r.first_seen_brier},
-          {"first_seen_log_loss", r.first_seen_log_loss},
-          {"first_seen_samples", r.first_seen_samples},
-          {"first_seen_prompts", r.first_seen_prompts},
-          {"reliability_predicted", r.reliability_predicted},
-          {"reliability_observed", r.reliability_observed},
-          {"reliability_samples", r.reliability_samples},
-          {"visit_prompts", r.visit_prompts},
-          {"visit_predicted", r.visit_predicted},
-          {"visit_samples", r.visit_samples},
-          {"visit_positives", r.visit_positives},
-          {"visit_exits", r.visit_exits}};
+  json j = json::object();
+  for_each_field(step_report_fields, [&](const auto& f) { j[f.name] = r.*(f.member); });
+  return j;
 }
 
+// A required field missing is an error (json::at throws, naming the key); the others
+// are absent from older checkpoints and keep their defaults then.
 step_report report_of(const json& j) {
   step_report r;
-  r.step = j.at("step");
-  r.prompts = j.at("prompts");
-  r.trainable = j.at("trainable");
-  r.zero_gradient = j.at("zero_gradient");
-  r.samples = j.at("samples");
-  r.tokens = j.at("tokens");
-  r.results = j.at("results");
-  r.result_tokens = j.at("result_tokens");
-  r.kept_samples = j.at("kept_samples");
-  r.max_samples = j.at("max_samples");
-  r.real_reward = j.at("real_reward");
-  r.exits = j.at("exits").get<std::vector<uint32_t>>();
-  r.rounds = j.at("rounds").get<std::vector<uint32_t>>();
-  r.rate_prompts = j.at("rate_prompts").get<std::vector<uint32_t>>();
-  r.rate_samples = j.at("rate_samples").get<std::vector<uint64_t>>();
-  r.duplicates = j.at("duplicates");
-  r.reissued = j.at("reissued");
-  r.lag_mean = j.at("lag_mean");
-  r.lag_max = j.at("lag_max");
-  r.generation_seconds = j.at("generation_seconds");
-  r.zero_reasons = j.at("zero_reasons").get<std::vector<std::string>>();
-  r.zero_counts = j.at("zero_counts").get<std::vector<uint32_t>>();
-  // Fields of later versions: absent from older checkpoints (their defaults then).
-  r.exit_samples = j.value("exit_samples", std::vector<uint64_t>{});
-  r.prior_brier = j.value("prior_brier", 0.0);
-  r.prior_log_loss = j.value("prior_log_loss", 0.0);
-  r.prior_samples = j.value("prior_samples", uint64_t(0));
-  r.first_seen_brier = j.value("first_seen_brier", 0.0);
-  r.first_seen_log_loss = j.value("first_seen_log_loss", 0.0);
-  r.first_seen_samples = j.value("first_seen_samples", uint64_t(0));
-  r.first_seen_prompts = j.value("first_seen_prompts", uint32_t(0));
-  r.reliability_predicted = j.value("reliability_predicted", std::vector<double>{});
-  r.reliability_observed = j.value("reliability_observed", std::vector<double>{});
-  r.reliability_samples = j.value("reliability_samples", std::vector<uint64_t>{});
-  r.visit_prompts = j.value("visit_prompts", std::vector<uint64_t>{});
-  r.visit_predicted = j.value("visit_predicted", std::vector<double>{});
-  r.visit_samples = j.value("visit_samples", std::vector<uint32_t>{});
-  r.visit_positives = j.value("visit_positives", std::vector<uint32_t>{});
-  r.visit_exits = j.value("visit_exits", std::vector<uint32_t>{});
+  for_each_field(step_report_fields, [&](const auto& f) {
+    using value_t = std::remove_reference_t<decltype(r.*(f.member))>;
+    if (f.has(field_required))
+      r.*(f.member) = j.at(f.name).template get<value_t>();
+    else if (const auto it = j.find(f.name); it != j.end())
+      r.*(f.member) = it->template get<value_t>();
+  });
   return r;
 }
 

@@ -230,7 +230,7 @@ void train_ready(self_ptr self) {
     // checkpoint the supervisor asks for then carries them, and --resume trains it.
     if (!stats) return fatal(self, "step " + std::to_string(step) + ": " + stats.err().message);
     const uint64_t samples_before = st.samples;
-    st.samples += rec.sampling.samples;
+    st.samples = rec.sampling.cumulative_samples;  // the tracker's ledger
     st.data.reports.erase(step);
     st.data.groups.erase(step);
     rec.train_seconds = seconds_since(t0);
@@ -322,6 +322,18 @@ bool resume(self_ptr self) {
     return false;
   }
   st.data = std::move(*carried);
+  if (!st.setup.carried_totals_known) {
+    // A checkpoint written before the tracker kept its ledger: its reports have no
+    // cumulative totals; they follow from the totals before the version, in step order.
+    uint64_t samples = st.setup.samples_before, tokens = st.setup.tokens_before;
+    for (auto& [step, r] : st.data.reports) {
+      if (step < st.version()) continue;
+      samples += r.samples;
+      tokens += r.tokens;
+      r.cumulative_samples = samples;
+      r.cumulative_tokens = tokens;
+    }
+  }
   st.log->info("resumed from {} at version {}", dir, st.version());
   return true;
 }

@@ -34,6 +34,10 @@ struct learner_setup {
   uint64_t sample_budget = 0;      ///< Or stop once the cumulative samples reach this ...
   uint64_t min_steps = 0;          ///< ... and at least this many steps are trained.
   uint64_t samples_before = 0;     ///< Cumulative samples at resume_from.
+  uint64_t tokens_before = 0;      ///< Cumulative tokens at resume_from.
+  /// False for a checkpoint written before the tracker kept its budget ledger: its
+  /// carried reports get their cumulative totals from samples_before and tokens_before.
+  bool carried_totals_known = true;
   uint64_t last_step_samples = 0;  ///< Samples of the step that produced resume_from.
   bool evaluated = false;          ///< resume_from's version was evaluated already.
   uint64_t checkpoint_every = 0;   ///< 0 = at the end only.

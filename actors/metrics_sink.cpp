@@ -43,10 +43,6 @@ void add_calibration(nlohmann::json& j, const step_report& s) {
   j["reliability"] = bins;
 }
 
-const char* const exit_keys[] = {"pos", "balance", "fallback_missing_positives",
-                                 "fallback_missing_negatives", "uniform", "allocated",
-                                 "dropped", "skipped"};
-
 /// The step's per-prompt visits, column by column ("visits": {"prompt", "predicted",
 /// "samples", "positives", "exit"}): what the tracker predicted for each prompt it drew
 /// and what its pool returned. Absent when the step had none.
@@ -57,7 +53,7 @@ void add_visits(nlohmann::json& j, const step_report& s) {
     return;
   nlohmann::json exits = nlohmann::json::array();
   for (uint32_t e : s.visit_exits)
-    exits.push_back(e < std::size(exit_keys) ? exit_keys[e] : "unknown");
+    exits.push_back(e < exit_keys.size() ? std::string(exit_keys[e]) : "unknown");
   nlohmann::json predicted = nlohmann::json::array();
   for (double p : s.visit_predicted) predicted.push_back(p < 0 ? nlohmann::json(nullptr) : nlohmann::json(p));
   j["visits"] = {{"prompt", s.visit_prompts},
@@ -79,41 +75,28 @@ nlohmann::json step_json(const step_record& r, const metrics_totals& t,
                          const std::optional<eval_report>& eval) {
   const step_report& s = r.sampling;
   nlohmann::json j;
-  j["step"] = s.step;
-  j["policy_version"] = r.policy_version;
-  j["real_reward"] = s.real_reward;
+  // The fields shown as they are, by their field lists (messages/messages.hpp); the rest
+  // in their own form below.
+  for_each_field(step_report_fields, [&](const auto& f) {
+    if (f.has(field_line)) j[f.name] = s.*(f.member);
+  });
+  for_each_field(step_record_fields, [&](const auto& f) {
+    if constexpr (requires { j[f.name] = r.*(f.member); })  // not the nested report
+      if (f.has(field_line)) j[f.name] = r.*(f.member);
+  });
   j["zero_gradient_fraction"] = s.trainable ? double(s.zero_gradient) / s.trainable : 0.0;
-  j["prompts"] = s.prompts;
-  j["samples"] = s.samples;
-  j["tokens"] = s.tokens;
-  j["cumulative_samples"] = t.samples;
-  j["cumulative_tokens"] = t.tokens;
-  j["results"] = s.results;
-  j["duplicates"] = s.duplicates;
-  j["reissued"] = s.reissued;
-  j["kept_samples"] = s.kept_samples;
   j["samples_per_prompt_mean"] = s.prompts ? double(s.samples) / s.prompts : 0.0;
   j["samples_per_prompt_max"] = s.max_samples;
-  j["rounds"] = s.rounds;
   j["samples_by_pass_rate"] = {{"prompts", s.rate_prompts}, {"samples", s.rate_samples}};
   nlohmann::json exits = nlohmann::json::object();
-  for (size_t k = 0; k < std::size(exit_keys); ++k)
-    exits[exit_keys[k]] = k < s.exits.size() ? s.exits[k] : 0u;
+  for (size_t k = 0; k < exit_keys.size(); ++k)
+    exits[std::string(exit_keys[k])] = k < s.exits.size() ? s.exits[k] : 0u;
   j["exits"] = exits;
   nlohmann::json exit_samples = nlohmann::json::object();
-  for (size_t k = 0; k < std::size(exit_keys); ++k)
-    exit_samples[exit_keys[k]] = k < s.exit_samples.size() ? s.exit_samples[k] : 0u;
+  for (size_t k = 0; k < exit_keys.size(); ++k)
+    exit_samples[std::string(exit_keys[k])] = k < s.exit_samples.size() ? s.exit_samples[k] : 0u;
   j["exit_samples"] = exit_samples;
   add_visits(j, s);
-  j["lag_mean"] = s.lag_mean;
-  j["lag_max"] = s.lag_max;
-  j["loss"] = r.loss;
-  j["grad_norm"] = r.grad_norm;
-  j["entropy"] = r.entropy;
-  j["clip_fraction"] = r.clip_fraction;
-  j["trained_samples"] = r.trained_samples;
-  j["trained_tokens"] = r.trained_tokens;
-  j["updates"] = r.updates;  // optimizer updates applied in the step
   // Absent when no generator reported its load since the previous line (short steps).
   if (t.load_wall_seconds > 0) j["generator_busy"] = t.busy_seconds / t.load_wall_seconds;
   j["time_generation"] = s.generation_seconds;
@@ -218,7 +201,6 @@ result<metrics_totals> resume_metrics(const std::string& dir, uint64_t version) 
     t.samples = get_u64(j, "cumulative_samples");
     t.tokens = get_u64(j, "cumulative_tokens");
     t.last_step_samples = get_u64(j, "samples");
-    t.results += get_u64(j, "results");
     jsonl += j.dump() + "\n";
     csv += csv_row(j) + "\n";
   }
@@ -299,9 +281,6 @@ result<bool> open_files(metrics_state& st, const metrics_setup& setup) {
 
 void write_step(self_ptr self, const step_record& r) {
   auto& s = self->state;
-  s.totals.samples += r.sampling.samples;
-  s.totals.tokens += r.sampling.tokens;
-  s.totals.results += r.sampling.results;
   const auto line = step_json(r, s.totals, s.pending_eval);
   s.pending_eval.reset();
   s.totals.busy_seconds = s.totals.load_wall_seconds = 0;

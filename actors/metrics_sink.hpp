@@ -20,13 +20,14 @@ namespace adarl {
 
 /// Running totals the per-step lines carry.
 struct metrics_totals {
-  uint64_t samples = 0;         ///< Accepted samples, cumulative.
-  uint64_t tokens = 0;          ///< Generated tokens of accepted samples, cumulative.
-  uint64_t results = 0;         ///< All results received (duplicates included), cumulative.
   double busy_seconds = 0;      ///< Generator busy time since the previous step line.
   double load_wall_seconds = 0; ///< Generator wall time over the same period.
   std::optional<cluster_stats> cluster;  ///< Remote generators' counters, when there are.
-  // Filled by resume_metrics:
+  // Filled by resume_metrics. The budget (samples, tokens) is the tracker's: its
+  // checkpointed ledger replaces these three where the checkpoint has it; a checkpoint
+  // written before the ledger was kept has only the lines to go by.
+  uint64_t samples = 0;            ///< cumulative_samples of the version's step line.
+  uint64_t tokens = 0;             ///< cumulative_tokens of the same line.
   uint64_t last_step_samples = 0;  ///< Samples of the step that produced the version.
   bool evaluated = false;          ///< eval.jsonl already holds the version's evaluation.
 };

@@ -8,6 +8,7 @@
 #include <deque>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string_view>
 #include <unordered_map>
 
@@ -61,6 +62,7 @@ struct tracker_state_t {
   uint64_t learner_version = 0;
   /// Per step in flight, until its report is sent.
   std::map<uint64_t, step_store> store;
+  std::set<uint64_t> unreported;  ///< Steps generated, reports waiting for earlier steps.
   tracker_output out;
   std::vector<work_item> items;
   uint64_t results = 0;  ///< Scored completions received (training and evaluation).
@@ -109,6 +111,10 @@ step_report make_report(const tracker_state_t& st, uint64_t step) {
       r.visit_positives.push_back(v.positives);
       r.visit_exits.push_back(static_cast<uint32_t>(v.exit));
     }
+  }
+  if (const budget_point* b = st.core->spent(step)) {
+    r.cumulative_samples = b->through.samples;
+    r.cumulative_tokens = b->through.tokens;
   }
   if (const step_counters* c = st.core->counters(step)) {
     r.results = c->results;
@@ -198,14 +204,22 @@ void deliver(self_ptr self) {
     std::vector<completion>().swap(row);  // the group is done: free its samples
     self->send(st.learner, group_atom::value, std::move(tg));
   }
+  // Reports leave in step order, once each step is generated with all earlier ones:
+  // then the budget through it is known (tracker_core::spent).
   for (uint64_t step : st.out.steps_done) {
     st.log->debug("step {} generated: {} results so far", step, st.results);
+    st.unreported.insert(step);
+  }
+  st.out.clear();
+  while (!st.unreported.empty() &&
+         int64_t(*st.unreported.begin()) <= st.core->generated_through()) {
+    const uint64_t step = *st.unreported.begin();
+    st.unreported.erase(st.unreported.begin());
     auto report = make_report(st, step);
     warn_of_broken_setup(st, report);
     self->send(st.learner, ready_atom::value, std::move(report));
     st.store.erase(step);
   }
-  st.out.clear();
 }
 
 /// A generator that ended or was lost gets no more work.
@@ -375,6 +389,10 @@ result<bool> save_tracker_state(const tracker_state& s, const std::string& path)
     j["predictor"] = {{"weights", s.predictor.weights}, {"m", s.predictor.m},
                       {"v", s.predictor.v}, {"updates", s.predictor.updates}};
   if (!s.features.empty()) j["features"] = s.features;
+  auto budget = nlohmann::json::array();  // [step, samples, tokens, through samples, tokens]
+  for (const auto& [step, p] : s.budget)
+    budget.push_back({step, p.step.samples, p.step.tokens, p.through.samples, p.through.tokens});
+  j["budget"] = std::move(budget);
   return write_file_atomic(path, j.dump());
 }
 
@@ -397,9 +415,15 @@ result<tracker_state> load_tracker_state(const std::string& path) {
         return error{path + ": corrupt tracker state (predictor vectors of unequal sizes)"};
     }
     if (j.contains("features")) s.features = j.at("features").get<std::vector<std::vector<float>>>();
+    if (j.contains("budget"))  // absent from checkpoints written before the ledger was kept
+      for (const auto& b : j.at("budget"))
+        s.budget.emplace_back(b.at(0).get<uint64_t>(),
+                              budget_point{{b.at(1).get<uint64_t>(), b.at(2).get<uint64_t>()},
+                                           {b.at(3).get<uint64_t>(), b.at(4).get<uint64_t>()}});
   } catch (const std::exception& e) {
     return error{path + ": corrupt tracker state (" + e.what() + ")"};
   }
+  if (auto ok = check_budget(s); !ok) return error{path + ": corrupt tracker state (" + ok.err().message + ")"};
   // The table's own checks (negative or inconsistent counts, duplicates).
   pass_rate_table probe;
   if (auto ok = probe.restore(s.pass_rates); !ok) return error{path + ": " + ok.err().message};

@@ -23,4 +23,13 @@ budget_totals budget_ledger::close_step(uint64_t step) {
   return t;
 }
 
+budget_point budget_ledger::commit_step(uint64_t step) {
+  budget_point p;
+  p.step = close_step(step);
+  committed_.samples += p.step.samples;
+  committed_.tokens += p.step.tokens;
+  p.through = committed_;
+  return p;
+}
+
 }  // namespace adarl

@@ -2,6 +2,7 @@
 // The vocabulary strategies speak: prompt entries, sample requests, finished groups,
 // decisions.
 
+#include <array>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -59,6 +60,19 @@ enum class exit_kind : uint8_t {
 };
 /// Number of exit kinds (the size of per-kind arrays).
 inline constexpr size_t exit_kinds = 8;
+/// Metrics and report key of each exit kind, indexed by the enum's value: the two
+/// fallbacks told apart. The one table of these names (metrics.jsonl, the report,
+/// replay's summary).
+inline constexpr std::array<std::string_view, exit_kinds> exit_keys = {
+    "pos",     "balance",   "fallback_missing_positives", "fallback_missing_negatives",
+    "uniform", "allocated", "dropped",                    "skipped"};
+/// The key of exit kind `e` in exit_keys.
+constexpr std::string_view exit_key(exit_kind e) {
+  return exit_keys[static_cast<size_t>(e)];
+}
+static_assert(exit_keys[static_cast<size_t>(exit_kind::skipped)] == "skipped" &&
+              exit_keys[static_cast<size_t>(exit_kind::fallback_missing_negatives)] ==
+                  "fallback_missing_negatives");
 
 /// Config/JSON name of an exit kind ("fallback" for both fallback kinds).
 std::string_view exit_name(exit_kind e);

@@ -118,6 +118,7 @@ void tracker_core::apply(open_step& s, decisions& d, bool from_start, uint64_t n
 }
 
 void tracker_core::commit(open_step& s) {
+  spent_[s.step] = ledger_.commit_step(s.step);
   // Slot order, not completion order: a prompt drawn twice in one step (an epoch
   // boundary, DAPO's extra draws) folds in the same order in every run.
   std::stable_sort(s.updates.begin(), s.updates.end(),
@@ -214,6 +215,7 @@ result_fate tracker_core::on_result(const work_result& r, uint64_t now_ns,
     return status == result_status::duplicate ? result_fate::duplicate
                                               : result_fate::rejected;
   }
+  ledger_.charge(r.step, 1, r.tokens);
   const uint64_t lag = lag_gate::lag_of(r.step, r.version);
   s->counters.lag_sum += lag;
   s->counters.lag_max = std::max(s->counters.lag_max, lag);
@@ -253,6 +255,13 @@ bool tracker_core::reissue_now(uint64_t step, prompt_slot slot, uint32_t index) 
 void tracker_core::retire_through(uint64_t version) {
   while (!steps_.empty() && steps_.front().step < version && steps_.front().done)
     steps_.pop_front();
+  // The last trained step's point stays: a checkpoint at `version` starts from it.
+  while (!spent_.empty() && spent_.begin()->first + 1 < version) spent_.erase(spent_.begin());
+}
+
+const budget_point* tracker_core::spent(uint64_t step) const {
+  const auto it = spent_.find(step);
+  return it == spent_.end() ? nullptr : &it->second;
 }
 
 uint64_t tracker_core::min_version(uint64_t step) const {
@@ -330,6 +339,8 @@ tracker_state tracker_core::save(int64_t through) const {
   }
   st.pass_rates = table.save();
   st.features = features_;
+  for (const auto& [step, point] : spent_)
+    if (int64_t(step) <= through) st.budget.emplace_back(step, point);
   if (predictor_.ready()) {
     st.predictor = predictor_.save();
     // The first later step that committed holds the state before its own fits.
@@ -356,9 +367,28 @@ result<bool> tracker_core::set_prompt_features(const std::vector<std::vector<flo
   return true;
 }
 
+result<bool> check_budget(const tracker_state& st) {
+  for (size_t i = 0; i < st.budget.size(); ++i) {
+    const auto& [step, p] = st.budget[i];
+    if ((i > 0 && step <= st.budget[i - 1].first) || step >= st.next_step ||
+        p.step.samples > p.through.samples || p.step.tokens > p.through.tokens)
+      return error{"budget point " + std::to_string(i) + " (step " + std::to_string(step) +
+                   ") is out of order or inconsistent"};
+  }
+  if (!st.budget.empty() && st.budget.back().first + 1 != st.next_step)
+    return error{"the budget ends at step " + std::to_string(st.budget.back().first) +
+                 ", the state continues at step " + std::to_string(st.next_step)};
+  return true;
+}
+
 result<bool> tracker_core::restore(const tracker_state& st) {
+  if (auto ok = check_budget(st); !ok) return ok;
   auto ok = table_.restore(st.pass_rates);
   if (!ok) return ok;
+  ledger_ = budget_ledger();
+  spent_.clear();
+  for (const auto& [step, p] : st.budget) spent_[step] = p;
+  if (!st.budget.empty()) ledger_.restore(st.budget.back().second.through);
   steps_.clear();
   reissue_.clear();
   next_step_ = st.next_step;

@@ -4,12 +4,14 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "algorithms/budget_ledger.hpp"
 #include "algorithms/lag_gate.hpp"
 #include "algorithms/pass_rate.hpp"
 #include "algorithms/pass_rate_predictor.hpp"
@@ -106,7 +108,16 @@ struct tracker_state {
   /// The prompt features it was trained on (so that a resumed run predicts as the
   /// original did, whatever weights the features would be computed from now).
   std::vector<std::vector<float>> features;
+  /// What the generated steps spent (algorithms/budget_ledger.hpp), one point per step
+  /// kept, ascending, the last for next_step - 1: from the last step the learner had
+  /// trained. Empty when no step was generated, and in checkpoints written before the
+  /// ledger was kept (a resume then reads the totals from metrics.jsonl).
+  std::vector<std::pair<uint64_t, budget_point>> budget;
 };
+
+/// Checks a saved state's budget points: ascending, each step's spending within the
+/// totals through it, the last for next_step - 1. O(points).
+result<bool> check_budget(const tracker_state& st);
 
 /// The difficulty tracker's logic, without actors: it opens steps as the lag gate allows,
 /// runs one step_strategy per open step, hands out work in order (re-issues first, then
@@ -164,6 +175,11 @@ class tracker_core {
   const step_counters* counters(uint64_t step) const;
   /// Summary of the finished groups of an open step; null otherwise.
   const step_summary* summary(uint64_t step) const;
+  /// What a step spent and what every step through it spent (accepted samples and their
+  /// tokens, charged to the budget ledger as they arrive): known once the step is
+  /// generated with all earlier ones, kept until the learner is two versions past it;
+  /// null otherwise. The one count of the budget: reports carry it, checkpoints keep it.
+  const budget_point* spent(uint64_t step) const;
 
   /// The per-prompt statistics: updated by every step whose generation is complete
   /// with all earlier ones (through generated_through()), in step order, and by no
@@ -249,6 +265,8 @@ class tracker_core {
   lag_gate gate_;
   prompt_order order_;
   pass_rate_table table_;
+  budget_ledger ledger_;                       ///< Charged by every accepted result.
+  std::map<uint64_t, budget_point> spent_;     ///< Committed steps, newest trained on.
   pass_rate_predictor predictor_;
   predictor_state pending_predictor_;  ///< Restored, applied once features are set.
   std::vector<std::vector<float>> features_;  ///< As given to set_prompt_features.

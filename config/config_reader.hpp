@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <yaml-cpp/yaml.h>
@@ -95,6 +96,26 @@ class config_map {
   std::shared_ptr<config_errors> errors_;
   std::vector<std::string> known_;
 };
+
+/// Reads an enum key by its name: `parse` turns the text into a value or an error whose
+/// message is reported at the key; `name_of` gives the effective value's name when the
+/// key is absent. The one way an enum key is read (strategy kinds, objectives, model.kind).
+template <class T>
+void read_enum(config_map& m, const std::string& key, T& out,
+               result<T> (*parse)(std::string_view), std::string_view (*name_of)(T)) {
+  if (!m.has(key)) {
+    m.record(key, std::string(name_of(out)));
+    return m.allow(key);
+  }
+  std::string name;
+  const auto before = m.errors()->messages.size();
+  m.get(key, name);
+  if (m.errors()->messages.size() != before) return;  // not a string: already reported
+  if (auto parsed = parse(name))
+    out = *parsed;
+  else
+    m.fail(key, parsed.err().message);
+}
 
 /// Loads a YAML file; a missing file, a directory, a syntax error or a key repeated
 /// within one mapping (yaml-cpp would keep the first silently) is an error naming the

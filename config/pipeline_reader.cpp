@@ -9,6 +9,7 @@
 #include <memory>
 #include <sstream>
 
+#include "base/device_name.hpp"
 #include "config/config_reader.hpp"
 #include "config/sim_reader.hpp"
 #include "config/strategy_reader.hpp"
@@ -55,13 +56,6 @@ void get_int(config_map& m, const std::string& key, T& field, uint64_t min, uint
   const auto before = m.errors()->messages.size();
   m.get(key, v, min, std::min<uint64_t>(max, std::numeric_limits<T>::max()));
   if (m.errors()->messages.size() == before) field = static_cast<T>(v);
-}
-
-bool is_device(const std::string& d) {
-  if (d == "cpu") return true;
-  if (d.rfind("cuda:", 0) != 0 || d.size() == 5 || d.size() > 8) return false;
-  return std::all_of(d.begin() + 5, d.end(),
-                     [](char ch) { return ch >= '0' && ch <= '9'; });
 }
 
 void read_shape(config_map& m, model_config& s) {
@@ -149,24 +143,26 @@ void read_hf_model(config_map& m, policy_section& c) {
     fail_chat(m, format.err().message);
 }
 
-void read_model(config_map m, policy_section& c) {
-  const char* kind_names[] = {"transformer", "simulated", "hf"};
-  m.record("kind", kind_names[static_cast<int>(c.kind)]);
-  if (m.has("kind")) {
-    std::string kind;
-    const auto before = m.errors()->messages.size();
-    m.get("kind", kind);
-    if (kind == "transformer")
-      c.kind = policy_kind::transformer;
-    else if (kind == "simulated")
-      c.kind = policy_kind::simulated;
-    else if (kind == "hf")
-      c.kind = policy_kind::hf;
-    else if (m.errors()->messages.size() == before)
-      m.fail("kind", "expected transformer, simulated or hf, got \"" + kind + "\"");
-  } else {
-    m.allow("kind");
+std::string_view policy_kind_name(policy_kind k) {
+  switch (k) {
+    case policy_kind::simulated:
+      return "simulated";
+    case policy_kind::hf:
+      return "hf";
+    case policy_kind::transformer:
+      break;
   }
+  return "transformer";
+}
+
+result<policy_kind> parse_policy_kind(std::string_view name) {
+  for (auto k : {policy_kind::transformer, policy_kind::simulated, policy_kind::hf})
+    if (policy_kind_name(k) == name) return k;
+  return error{"expected transformer, simulated or hf, got \"" + std::string(name) + "\""};
+}
+
+void read_model(config_map m, policy_section& c) {
+  read_enum(m, "kind", c.kind, &parse_policy_kind, &policy_kind_name);
   if (c.kind == policy_kind::hf) {
     read_hf_model(m, c);
     if (m.has("base_checkpoint")) {
@@ -182,7 +178,7 @@ void read_model(config_map m, policy_section& c) {
       }
   }
   m.get("device", c.device);
-  if (!is_device(c.device))
+  if (!parse_device_name(c.device))
     m.fail("device", "expected cpu or cuda:N, got \"" + c.device + "\"");
   if (c.kind != policy_kind::hf) m.get("base_checkpoint", c.base_checkpoint);
   // The error_code overloads: a name too long for the file system is reported, not thrown.
@@ -387,7 +383,7 @@ void read_actors(config_map m, actors_section& a) {
 // Replicated learners (docs/guides/cluster.md "Replicated learners"): K ranks around rank 0's TCPStore.
 void read_replicas(config_map& m, learner_section& l) {
   m.get("device", l.device);
-  if (!l.device.empty() && !is_device(l.device))
+  if (!l.device.empty() && !parse_device_name(l.device))
     m.fail("device", "expected \"\" (model.device), cpu or cuda:N, got \"" + l.device + "\"");
   auto& r = l.replicas;
   m.get("replicas", r.replicas, 1, 1024);
@@ -586,7 +582,7 @@ result<pipeline_config> read_pipeline_config(const YAML::Node& root,
                                      text(c.learner.replicas.replicas) + "\"");
   if (c.learner.autocast_bf16) {
     const std::string& device = c.learner.device.empty() ? c.policy.device : c.learner.device;
-    if (c.policy.kind == policy_kind::simulated || device.rfind("cuda", 0) != 0)
+    if (c.policy.kind == policy_kind::simulated || !is_cuda_device(device))
       top.fail("learner.autocast_bf16",
                "expected false unless the learner runs on CUDA (bf16 autocast is CUDA only; "
                "the learner's device is " +

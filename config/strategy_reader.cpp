@@ -3,22 +3,6 @@
 namespace adarl {
 namespace {
 
-template <class T>
-void read_enum(config_map& m, const std::string& key, T& out,
-               result<T> (*parse)(std::string_view), std::string_view (*name_of)(T)) {
-  std::string name;
-  if (!m.has(key)) {
-    m.record(key, std::string(name_of(out)));
-    return m.allow(key);
-  }
-  m.get(key, name);
-  auto parsed = parse(name);
-  if (parsed)
-    out = *parsed;
-  else
-    m.fail(key, parsed.err().message);
-}
-
 void read_objective(config_map& m, objective& o) {
   read_enum(m, "objective", o.kind, &parse_objective_kind, +[](objective_kind k) {
     return objective{k, 0.5}.name();

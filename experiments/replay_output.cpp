@@ -34,18 +34,6 @@ ordered_json tidy_all(const std::vector<float>& values) {
   return out;
 }
 
-/// Exit name in the summary: the two fallbacks are told apart.
-std::string exit_key(exit_kind e) {
-  switch (e) {
-    case exit_kind::fallback_missing_positives:
-      return "fallback_missing_positives";
-    case exit_kind::fallback_missing_negatives:
-      return "fallback_missing_negatives";
-    default:
-      return std::string(exit_name(e));
-  }
-}
-
 ordered_json group_line(const replay_group& rg) {
   const auto& g = rg.group;
   ordered_json j;
@@ -86,7 +74,7 @@ ordered_json summary_object(const replay_report& r) {
   j["max_samples"] = s.max_samples;
   ordered_json exits = ordered_json::object();
   for (size_t e = 0; e < s.exits.size(); ++e)
-    if (s.exits[e] > 0) exits[exit_key(static_cast<exit_kind>(e))] = s.exits[e];
+    if (s.exits[e] > 0) exits[std::string(exit_key(static_cast<exit_kind>(e)))] = s.exits[e];
   j["exits"] = exits;
   ordered_json rounds = ordered_json::object();
   for (size_t n = 0; n < s.rounds.size(); ++n)

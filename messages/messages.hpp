@@ -8,9 +8,11 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "algorithms/step_types.hpp"
+#include "messages/record_fields.hpp"
 
 namespace adarl {
 
@@ -74,6 +76,10 @@ struct step_report {
   uint32_t zero_gradient = 0;
   uint64_t samples = 0;             ///< Accepted samples (whole pools).
   uint64_t tokens = 0;              ///< Generated tokens of accepted samples.
+  /// Accepted samples and their tokens of every step through this one: the tracker's
+  /// budget ledger (tracker_core::spent), the one count of the budget.
+  uint64_t cumulative_samples = 0;
+  uint64_t cumulative_tokens = 0;
   uint64_t results = 0;             ///< Results received, duplicates included.
   uint64_t result_tokens = 0;       ///< Tokens of all results received (compute spent).
   uint64_t kept_samples = 0;
@@ -113,19 +119,55 @@ struct step_report {
   std::vector<uint32_t> visit_exits;
 };
 
+/// step_report's field list (messages/record_fields.hpp): its inspect, its checkpoint
+/// encoding (actors/checkpoint_files.cpp) and the fields of the metrics line written as
+/// they are (actors/metrics_sink.cpp step_json shows the rest in its own form). Required:
+/// in every checkpoint since the first; the others default when an older one lacks them.
+inline constexpr auto step_report_fields = std::make_tuple(
+    named("step", &step_report::step, field_required | field_line),
+    named("prompts", &step_report::prompts, field_required | field_line),
+    named("trainable", &step_report::trainable, field_required),
+    named("zero_gradient", &step_report::zero_gradient, field_required),
+    named("samples", &step_report::samples, field_required | field_line),
+    named("tokens", &step_report::tokens, field_required | field_line),
+    named("results", &step_report::results, field_required | field_line),
+    named("result_tokens", &step_report::result_tokens, field_required),
+    named("kept_samples", &step_report::kept_samples, field_required | field_line),
+    named("max_samples", &step_report::max_samples, field_required),
+    named("real_reward", &step_report::real_reward, field_required | field_line),
+    named("exits", &step_report::exits, field_required),
+    named("exit_samples", &step_report::exit_samples),
+    named("rounds", &step_report::rounds, field_required | field_line),
+    named("rate_prompts", &step_report::rate_prompts, field_required),
+    named("rate_samples", &step_report::rate_samples, field_required),
+    named("duplicates", &step_report::duplicates, field_required | field_line),
+    named("reissued", &step_report::reissued, field_required | field_line),
+    named("lag_mean", &step_report::lag_mean, field_required | field_line),
+    named("lag_max", &step_report::lag_max, field_required | field_line),
+    named("generation_seconds", &step_report::generation_seconds, field_required),
+    named("zero_reasons", &step_report::zero_reasons, field_required),
+    named("zero_counts", &step_report::zero_counts, field_required),
+    named("prior_brier", &step_report::prior_brier),
+    named("prior_log_loss", &step_report::prior_log_loss),
+    named("prior_samples", &step_report::prior_samples),
+    named("first_seen_brier", &step_report::first_seen_brier),
+    named("first_seen_log_loss", &step_report::first_seen_log_loss),
+    named("first_seen_samples", &step_report::first_seen_samples),
+    named("first_seen_prompts", &step_report::first_seen_prompts),
+    named("reliability_predicted", &step_report::reliability_predicted),
+    named("reliability_observed", &step_report::reliability_observed),
+    named("reliability_samples", &step_report::reliability_samples),
+    named("visit_prompts", &step_report::visit_prompts),
+    named("visit_predicted", &step_report::visit_predicted),
+    named("visit_samples", &step_report::visit_samples),
+    named("visit_positives", &step_report::visit_positives),
+    named("visit_exits", &step_report::visit_exits),
+    named("cumulative_samples", &step_report::cumulative_samples, field_line),
+    named("cumulative_tokens", &step_report::cumulative_tokens, field_line));
+
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, step_report& x) {
-  return f(caf::meta::type_name("step_report"), x.step, x.prompts, x.trainable,
-           x.zero_gradient, x.samples, x.tokens, x.results, x.result_tokens,
-           x.kept_samples, x.max_samples, x.real_reward, x.exits, x.exit_samples, x.rounds,
-           x.rate_prompts,
-           x.rate_samples, x.duplicates,
-           x.reissued, x.lag_mean, x.lag_max, x.generation_seconds, x.zero_reasons,
-           x.zero_counts, x.prior_brier, x.prior_log_loss, x.prior_samples, x.first_seen_brier,
-           x.first_seen_log_loss, x.first_seen_samples, x.first_seen_prompts,
-           x.reliability_predicted, x.reliability_observed, x.reliability_samples,
-           x.visit_prompts, x.visit_predicted, x.visit_samples, x.visit_positives,
-           x.visit_exits);
+  return apply_fields(step_report_fields, x, f, caf::meta::type_name("step_report"));
 }
 
 /// evaluator -> metrics sink: held-out accuracy at one policy version.
@@ -169,12 +211,29 @@ struct step_record {
   uint32_t updates = 0;             ///< Optimizer updates applied (train_stats::updates).
 };
 
+/// step_record's field list (messages/record_fields.hpp), as step_report_fields.
+inline constexpr auto step_record_fields = std::make_tuple(
+    named("sampling", &step_record::sampling),
+    named("policy_version", &step_record::policy_version, field_line),
+    named("loss", &step_record::loss, field_line),
+    named("grad_norm", &step_record::grad_norm, field_line),
+    named("entropy", &step_record::entropy, field_line),
+    named("clip_fraction", &step_record::clip_fraction, field_line),
+    named("trained_samples", &step_record::trained_samples, field_line),
+    named("trained_tokens", &step_record::trained_tokens, field_line),
+    named("train_seconds", &step_record::train_seconds),
+    named("wait_seconds", &step_record::wait_seconds),
+    named("publish_seconds", &step_record::publish_seconds),
+    named("wall_seconds", &step_record::wall_seconds),
+    named("elapsed_seconds", &step_record::elapsed_seconds),
+    named("reduced_bytes", &step_record::reduced_bytes),
+    named("reduce_seconds", &step_record::reduce_seconds),
+    named("nonfinite", &step_record::nonfinite),
+    named("updates", &step_record::updates, field_line));
+
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, step_record& x) {
-  return f(caf::meta::type_name("step_record"), x.sampling, x.policy_version, x.loss,
-           x.grad_norm, x.entropy, x.clip_fraction, x.trained_samples, x.trained_tokens,
-           x.train_seconds, x.wait_seconds, x.publish_seconds, x.wall_seconds,
-           x.elapsed_seconds, x.reduced_bytes, x.reduce_seconds, x.nonfinite, x.updates);
+  return apply_fields(step_record_fields, x, f, caf::meta::type_name("step_record"));
 }
 
 /// tracker -> pipeline supervisor: progress counters for the stall watchdog.

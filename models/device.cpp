@@ -1,20 +1,15 @@
 #include "models/device.hpp"
 
-#include <algorithm>
-#include <cctype>
+#include "base/device_name.hpp"
 
 namespace adarl {
 
 result<torch::Device> parse_device(const std::string& name) {
   if (name == "cpu") return torch::Device(torch::kCPU);
-  const std::string prefix = "cuda:";
-  const bool digits = name.size() > prefix.size() &&
-                      name.compare(0, prefix.size(), prefix) == 0 &&
-                      std::all_of(name.begin() + prefix.size(), name.end(),
-                                  [](unsigned char c) { return std::isdigit(c); });
-  if (!digits)
+  const auto parsed = parse_device_name(name);
+  if (!parsed)
     return error{"device \"" + name + "\": expected \"cpu\" or \"cuda:N\" (e.g. cuda:0)"};
-  const int index = std::stoi(name.substr(prefix.size()));
+  const int index = parsed->index;
   if (!torch::cuda::is_available())
     return error{"device \"" + name +
                  "\": this LibTorch build has no CUDA (Debian's libtorch is CPU-only); "

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/logger.h>
 
+#include "actors/checkpoint_files.hpp"
 #include "actors/evaluator.hpp"
 #include "actors/failure.hpp"
 #include "actors/generator.hpp"
@@ -26,6 +27,44 @@
 namespace adarl {
 
 namespace {
+
+/// The budget a resumed run starts from, read from its checkpoint: what the steps
+/// before `version` spent, from the point the tracker's ledger kept for step version - 1,
+/// into `totals` (the learner's samples and tokens before the version, and what the
+/// version's own step spent). A checkpoint written before the ledger was kept has no
+/// points: the metrics lines already in `totals` stand, and the tracker's ledger is
+/// seeded through its last carried step with the carried reports (false is returned:
+/// those reports carry no totals). Errors name the checkpoint.
+result<bool> resume_budget(const std::string& dir, uint64_t version, tracker_state& restored,
+                           metrics_totals& totals) {
+  if (!restored.budget.empty()) {
+    if (version == 0) {
+      totals.samples = totals.tokens = totals.last_step_samples = 0;
+      return true;
+    }
+    for (const auto& [step, p] : restored.budget)
+      if (step + 1 == version) {
+        totals.samples = p.through.samples;
+        totals.tokens = p.through.tokens;
+        totals.last_step_samples = p.step.samples;
+        return true;
+      }
+    return error{dir + "/tracker.json: its budget has no point for step " +
+                 std::to_string(version - 1) + ", the last one trained"};
+  }
+  if (restored.next_step == 0) return true;
+  auto carried = read_carried_steps(dir + "/carried.cbor");
+  if (!carried) return carried.err();
+  budget_point last{{totals.last_step_samples, 0}, {totals.samples, totals.tokens}};
+  for (const auto& [step, r] : carried->reports) {
+    if (step < version) continue;
+    last.step = {r.samples, r.tokens};
+    last.through.samples += r.samples;
+    last.through.tokens += r.tokens;
+  }
+  restored.budget.emplace_back(restored.next_step - 1, last);
+  return false;
+}
 
 /// The run's effective config as JSON (config.json in the run and each checkpoint).
 std::string config_json(const pipeline_config& c) {
@@ -95,6 +134,8 @@ struct pipeline_handle::impl {
   std::unique_ptr<cluster_parts> cluster;
   std::atomic<bool> stop_requested{false};
   std::optional<result<run_outcome>> outcome;  ///< Set once wait() returned.
+  /// False when resuming a checkpoint written before the tracker kept its ledger.
+  bool carried_totals_known = true;
 
   /// A line for the user on options.log, also in the run's log file.
   void say(const std::string& line) const {
@@ -249,6 +290,8 @@ learner_setup pipeline_handle::impl::learner_settings(const pipeline_components&
   ls.sample_budget = c.tracker.sample_budget;
   ls.min_steps = c.tracker.min_steps;
   ls.samples_before = totals.samples;
+  ls.tokens_before = totals.tokens;
+  ls.carried_totals_known = carried_totals_known;
   ls.last_step_samples = totals.last_step_samples;
   ls.evaluated = totals.evaluated;
   ls.checkpoint_every = c.learner.checkpoint_every;
@@ -291,6 +334,14 @@ result<bool> pipeline_handle::impl::start(prompt_table_ptr prompts, pipeline_com
   const std::string config_text = config_json(c);
   auto totals = open_run_dir(restored.has_value(), resumed_version, config_text, supervisor);
   if (!totals) return totals.err();
+  if (restored) {
+    auto known = resume_budget(o.resume_from, resumed_version, *restored, *totals);
+    if (!known) {
+      stop_actors();
+      return known.err();
+    }
+    carried_totals_known = *known;
+  }
   spawn_tracker_of(prompts, restored, resumed_version);
   if (auto ok = spawn_verifiers(parts, prompts, registry, shared_tok); !ok) {
     stop_actors();

@@ -8,6 +8,7 @@
 
 #include "algorithms/convergence.hpp"
 #include "algorithms/paired_stats.hpp"
+#include "algorithms/step_summary.hpp"
 
 namespace adarl {
 
@@ -16,15 +17,7 @@ namespace {
 using json = nlohmann::json;
 using opt = std::optional<double>;
 
-constexpr size_t rate_bins = 10;  ///< Bins of samples_by_pass_rate (step_summary).
-constexpr const char* exit_keys[] = {"pos",
-                                     "balance",
-                                     "fallback_missing_positives",
-                                     "fallback_missing_negatives",
-                                     "uniform",
-                                     "allocated",
-                                     "dropped",
-                                     "skipped"};
+constexpr size_t rate_bins = step_summary::rate_bins;  ///< Bins of samples_by_pass_rate.
 
 double num(const json& j, const char* key, double fallback = 0) {
   const auto it = j.find(key);
@@ -67,12 +60,13 @@ round_use rounds_of(const json& line) {
   if (u.units <= 0) return u;
   u.samples = num(line, "samples");
   const double per_round = u.samples / u.units;
-  const char* never[] = {"fallback_missing_positives", "fallback_missing_negatives"};
+  const std::string never[] = {std::string(exit_key(exit_kind::fallback_missing_positives)),
+                               std::string(exit_key(exit_kind::fallback_missing_negatives))};
   if (const auto e = line.find("exits"); e != line.end() && e->is_object())
-    u.never_prompts = num(*e, never[0]) + num(*e, never[1]);
+    u.never_prompts = num(*e, never[0].c_str()) + num(*e, never[1].c_str());
   u.never_samples = u.never_prompts * most * per_round;
   if (const auto e = line.find("exit_samples"); e != line.end() && e->is_object())
-    u.never_samples = num(*e, never[0]) + num(*e, never[1]);
+    u.never_samples = num(*e, never[0].c_str()) + num(*e, never[1].c_str());
   u.round1_samples = u.prompts.size() > 1 ? u.prompts[1] * per_round : 0.0;
   return u;
 }
@@ -125,7 +119,10 @@ void add_reliability(const json& line, run_sums& s) {
 
 void add_counts(const json& line, run_sums& s) {
   if (const auto e = line.find("exits"); e != line.end() && e->is_object())
-    for (const char* k : exit_keys) s.exits[k] += num(*e, k);
+    for (const std::string_view v : exit_keys) {
+      const std::string k(v);
+      s.exits[k] += num(*e, k.c_str());
+    }
   if (const auto z = line.find("zero_reward_reasons");
       z != line.end() && z->is_object()) {
     s.zero_recorded = true;
@@ -174,7 +171,10 @@ json step_row(const json& l, run_sums& s) {
 /// The decisions of the whole run: exits, rounds, pass-rate bins, zero rewards.
 void add_sums(const run_sums& s, json& out) {
   json exits = json::object();
-  for (const char* k : exit_keys) exits[k] = s.exits.count(k) ? s.exits.at(k) : 0.0;
+  for (const std::string_view v : exit_keys) {
+    const std::string k(v);
+    exits[k] = s.exits.count(k) ? s.exits.at(k) : 0.0;
+  }
   out["exits"] = exits;
   out["rounds"] = s.rounds;
   json by_rounds = json::array();

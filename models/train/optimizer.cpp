@@ -82,6 +82,15 @@ result<bool> policy_optimizer::save_state(const std::string& path) {
   return write_safetensors(path, tensors, meta);
 }
 
+result<bool> policy_optimizer::load_legacy_state(const std::string& path) {
+  try {
+    torch::load(*adamw_, path);
+  } catch (const c10::Error& e) {
+    return error{path + ": " + e.what_without_backtrace()};
+  }
+  return true;
+}
+
 result<bool> policy_optimizer::load_state(const std::string& path) {
   auto file = safetensors_file::open(path);
   if (!file) return file.err();

@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "base/device_name.hpp"
 #include "engines/batch_shares.hpp"
 #include "models/train/policy_learner.hpp"
 
@@ -302,7 +303,7 @@ std::string learner_config_lines(const learner_settings& s, const std::string& d
       {"learner.replicas", std::to_string(s.replicas.replicas)},
       {"learner.check_replicas", s.replicas.check_every_step ? "true" : "false"},
       {"learner.autocast_bf16", s.autocast_bf16 ? "true" : "false"},
-      {"learner.backend", device.rfind("cuda", 0) == 0 ? "nccl" : "gloo"},
+      {"learner.backend", is_cuda_device(device) ? "nccl" : "gloo"},
       {"sampling.temperature", number(s.temperature)},
   });
   std::string out;

@@ -55,7 +55,7 @@ namespace {
 // The files of a checkpoint in `tmp`, each checked (base/atomic_file.hpp), flushed to
 // the disk.
 result<bool> write_checkpoint_files(const fs::path& tmp, transformer& model,
-                                    policy_optimizer* opt, const checkpoint_meta& meta) {
+                                    optimizer_state* opt, const checkpoint_meta& meta) {
   std::error_code ec;
   if (!fs::create_directories(tmp, ec) && ec)
     return error{tmp.string() + ": cannot create the directory: " + ec.message()};
@@ -74,7 +74,7 @@ result<bool> write_checkpoint_files(const fs::path& tmp, transformer& model,
 }  // namespace
 
 result<bool> save_checkpoint(const std::string& dir, transformer& model,
-                             policy_optimizer* opt, const checkpoint_meta& meta) {
+                             optimizer_state* opt, const checkpoint_meta& meta) {
   const fs::path final_dir(dir), tmp(staging_path(dir));
   std::error_code ec;
   fs::remove_all(tmp, ec);
@@ -126,7 +126,7 @@ result<checkpoint_meta> verify_checkpoint(const std::string& dir) {
 }
 
 result<checkpoint_meta> load_checkpoint(const std::string& dir, transformer& model,
-                                        policy_optimizer* opt) {
+                                        optimizer_state* opt) {
   auto meta = read_checkpoint_meta(dir);
   if (!meta) return meta.err();
   if (!same_shape(meta->config, model->config()))
@@ -148,11 +148,7 @@ result<checkpoint_meta> load_checkpoint(const std::string& dir, transformer& mod
     if (auto ok = opt->load_state(state_path.string()); !ok) return ok.err();
     opt->set_steps(meta->step);
   } else if (opt && fs::exists(legacy_path)) {
-    try {
-      torch::load(opt->adamw(), legacy_path.string());
-    } catch (const c10::Error& e) {
-      return error{legacy_path.string() + ": " + e.what_without_backtrace()};
-    }
+    if (auto ok = opt->load_legacy_state(legacy_path.string()); !ok) return ok.err();
     opt->set_steps(meta->step);
   }
   return *meta;

@@ -6,7 +6,8 @@
 
 #include "base/result.hpp"
 #include "engines/model_config.hpp"
-#include "models/train/optimizer.hpp"
+#include "models/arch/transformer.hpp"
+#include "models/weights/optimizer_state.hpp"
 
 namespace adarl {
 
@@ -29,7 +30,7 @@ struct checkpoint_meta {
 /// and the reason, DIR is left as it was and the staging directory is removed. I/O errors
 /// are returned, never thrown.
 result<bool> save_checkpoint(const std::string& dir, transformer& model,
-                             policy_optimizer* opt, const checkpoint_meta& meta);
+                             optimizer_state* opt, const checkpoint_meta& meta);
 
 /// Reads DIR/meta.json only (to build a model of the right shape before loading).
 result<checkpoint_meta> read_checkpoint_meta(const std::string& dir);
@@ -44,6 +45,6 @@ result<checkpoint_meta> verify_checkpoint(const std::string& dir);
 /// corrupt file, or one whose content differs from its recorded hash, is an error naming
 /// it, and the model is left unchanged.
 result<checkpoint_meta> load_checkpoint(const std::string& dir, transformer& model,
-                                        policy_optimizer* opt);
+                                        optimizer_state* opt);
 
 }  // namespace adarl

@@ -143,7 +143,7 @@ result<bool> write_hf_files(hf_model& model, const hf_source& source, const std:
 }
 
 result<bool> save_hf_checkpoint(const std::string& dir, hf_model& model, const hf_source& source,
-                                policy_optimizer* opt, int64_t step) {
+                                optimizer_state* opt, int64_t step) {
   const std::string tmp = staging_path(dir);
   std::error_code ec;
   fs::remove_all(tmp, ec);
@@ -166,7 +166,7 @@ result<bool> save_hf_checkpoint(const std::string& dir, hf_model& model, const h
 }
 
 result<int64_t> load_hf_checkpoint(const std::string& dir, hf_model& model,
-                                   policy_optimizer* opt) {
+                                   optimizer_state* opt) {
   const std::string meta_path = dir + "/meta.json";
   auto text = read_text_file(meta_path);
   if (!text) return text.err();

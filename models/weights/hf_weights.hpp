@@ -14,7 +14,7 @@
 #include "base/result.hpp"
 #include "formats/tensor_dtype.hpp"
 #include "models/arch/hf_model.hpp"
-#include "models/train/optimizer.hpp"
+#include "models/weights/optimizer_state.hpp"
 
 namespace adarl {
 
@@ -49,12 +49,12 @@ result<bool> write_hf_files(hf_model& model, const hf_source& source, const std:
 /// from exact weights), DIR/meta.json ({"format": "adarl-hf-checkpoint-1", "step",
 /// "dtype", "source"}) and, when `opt`, DIR/optimizer.safetensors. Errors name the file.
 result<bool> save_hf_checkpoint(const std::string& dir, hf_model& model, const hf_source& source,
-                                policy_optimizer* opt, int64_t step);
+                                optimizer_state* opt, int64_t step);
 
 /// Loads save_hf_checkpoint()'s DIR into `model` (the master copy when present, else
 /// DIR/hf) and `opt` when given and saved; returns the step. A directory without
 /// meta.json of that format is an error.
 result<int64_t> load_hf_checkpoint(const std::string& dir, hf_model& model,
-                                   policy_optimizer* opt);
+                                   optimizer_state* opt);
 
 }  // namespace adarl

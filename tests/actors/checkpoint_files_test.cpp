@@ -6,6 +6,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+
+#include <nlohmann/json.hpp>
 
 namespace adarl {
 namespace {
@@ -87,6 +90,61 @@ TEST(CheckpointFilesTest, CarriedStepsRoundTripExactly) {
   auto torn = read_carried_steps(file);
   ASSERT_FALSE(torn);
   EXPECT_EQ(torn.err().message.rfind(file + ": corrupt carried steps", 0), 0u);
+}
+
+// A distinct value per field of the list (k = the field's position).
+void fill(uint64_t& v, int k) { v = 1000 + k; }
+void fill(uint32_t& v, int k) { v = 100 + k; }
+void fill(double& v, int k) { v = 0.1 + k / 7.0; }
+void fill(std::string& v, int k) { v = "field" + std::to_string(k); }
+template <class T>
+void fill(std::vector<T>& v, int k) {
+  v.resize(2);
+  fill(v[0], k);
+  fill(v[1], k + 50);
+}
+
+// Every field of step_report's field list is stored and read back exactly, and a field a
+// later version added is optional in the file: an older checkpoint without it still reads.
+TEST(CheckpointFilesTest, EveryReportFieldOfTheListRoundTrips) {
+  step_report r;
+  int k = 0;
+  for_each_field(step_report_fields, [&](const auto& f) { fill(r.*(f.member), k++); });
+  carried_steps s;
+  s.reports[r.step] = r;
+  const auto dir = fresh("fields");
+  const auto file = (dir / "carried.cbor").string();
+  ASSERT_TRUE(write_carried_steps(file, s, 0, int64_t(r.step)));
+  auto back = read_carried_steps(file);
+  ASSERT_TRUE(back) << back.err().message;
+  const step_report& b = back->reports.at(r.step);
+  for_each_field(step_report_fields,
+                 [&](const auto& f) { EXPECT_TRUE(b.*(f.member) == r.*(f.member)) << f.name; });
+
+  // Drop every optional field (as an older version wrote it), then one required field.
+  std::ifstream in(file, std::ios::binary);
+  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
+  auto j = nlohmann::json::from_cbor(bytes);
+  for_each_field(step_report_fields, [&](const auto& f) {
+    if (!f.has(field_required)) j["reports"][0].erase(f.name);
+  });
+  const auto write = [&](const nlohmann::json& doc) {
+    const auto cbor = nlohmann::json::to_cbor(doc);
+    std::ofstream(file, std::ios::binary | std::ios::trunc)
+        .write(reinterpret_cast<const char*>(cbor.data()), std::streamsize(cbor.size()));
+  };
+  write(j);
+  auto older = read_carried_steps(file);
+  ASSERT_TRUE(older) << older.err().message;
+  EXPECT_EQ(older->reports.at(r.step).zero_counts, r.zero_counts);
+  EXPECT_TRUE(older->reports.at(r.step).visit_prompts.empty());
+  EXPECT_EQ(older->reports.at(r.step).prior_brier, 0.0);
+  j["reports"][0].erase("result_tokens");
+  write(j);
+  auto broken = read_carried_steps(file);
+  ASSERT_FALSE(broken);
+  EXPECT_NE(broken.err().message.find("result_tokens"), std::string::npos)
+      << broken.err().message;
 }
 
 TEST(CheckpointFilesTest, ManifestCatchesAMissingOrTruncatedFile) {

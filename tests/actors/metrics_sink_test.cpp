@@ -95,6 +95,36 @@ TEST(MetricsSinkTest, SaveFlushesEveryLineReceivedSoFar) {
 
 // A step line records the step's per-prompt visits column by column (issue 36): the
 // exit by name, an unknown prior as null; a step without visits has no key.
+// The fields the field lists mark for the line are in it under their names, as they are.
+TEST(MetricsSinkTest, TheLineShowsEveryLineFieldOfTheListsByName) {
+  auto r = step(3);
+  r.sampling.samples = 77;
+  r.sampling.reissued = 5;
+  r.sampling.rounds = {0, 2, 1};
+  r.grad_norm = 1.25;
+  r.updates = 4;
+  const auto j = step_json(r, metrics_totals{}, std::nullopt);
+  size_t shown = 0;
+  for_each_field(step_report_fields, [&](const auto& f) {
+    if (!f.has(field_line)) return;
+    ++shown;
+    ASSERT_TRUE(j.contains(f.name)) << f.name;
+    EXPECT_EQ(j[f.name], nlohmann::json(r.sampling.*(f.member))) << f.name;
+  });
+  for_each_field(step_record_fields, [&](const auto& f) {
+    if constexpr (requires { nlohmann::json(r.*(f.member)); }) {
+      if (!f.has(field_line)) return;
+      ++shown;
+      ASSERT_TRUE(j.contains(f.name)) << f.name;
+      EXPECT_EQ(j[f.name], nlohmann::json(r.*(f.member))) << f.name;
+    }
+  });
+  EXPECT_EQ(shown, 22u);
+  EXPECT_EQ(j["samples"], 77);
+  EXPECT_EQ(j["updates"], 4);
+  EXPECT_EQ(j["rounds"], nlohmann::json({0, 2, 1}));
+}
+
 TEST(MetricsSinkTest, AStepLineRecordsItsVisits) {
   auto r = step(3);
   r.sampling.visit_prompts = {11, 12};

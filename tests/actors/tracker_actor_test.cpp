@@ -123,6 +123,9 @@ TEST(TrackerActorTest, OutOfOrderAndDuplicatedResultsKeepExactAccounting) {
     EXPECT_EQ(g.advantages.size(), 4u);
   }
   EXPECT_EQ(report.samples, 12u);
+  EXPECT_EQ(report.cumulative_samples, 12u);  // the ledger: the first step's, once
+  EXPECT_GT(report.cumulative_tokens, 0u);
+  EXPECT_EQ(report.cumulative_tokens, report.tokens);
   EXPECT_EQ(report.prompts, 3u);
   EXPECT_EQ(report.results, 13u);  // the in-step duplicate was received and dropped
   EXPECT_EQ(report.duplicates, 1u);

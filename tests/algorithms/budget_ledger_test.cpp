@@ -60,5 +60,33 @@ TEST(BudgetLedgerTest, RestoreSetsTheCumulativeCounters) {
   EXPECT_EQ(l.samples_left(1010), 7u);
 }
 
+// Steps commit in step order: each point is the step's spending and everything through
+// it, whatever order the charges came in; open steps are not in committed().
+TEST(BudgetLedgerTest, CommitsInStepOrderGiveTheTotalsThroughEachStep) {
+  budget_ledger l;
+  l.charge(1, 2, 20);
+  l.charge(0, 3, 30);
+  l.charge(2, 7, 70);  // still open below
+  l.charge(1, 1, 10);
+  const auto p0 = l.commit_step(0);
+  EXPECT_EQ(p0.step.samples, 3u);
+  EXPECT_EQ(p0.through.samples, 3u);
+  const auto p1 = l.commit_step(1);
+  EXPECT_EQ(p1.step.samples, 3u);
+  EXPECT_EQ(p1.step.tokens, 30u);
+  EXPECT_EQ(p1.through.samples, 6u);
+  EXPECT_EQ(p1.through.tokens, 60u);
+  EXPECT_EQ(l.committed().samples, 6u);
+  EXPECT_EQ(l.cumulative().samples, 13u);  // step 2 is charged, not committed
+  // A resume restores what the committed steps spent and counts on from there.
+  l.restore({6, 60});
+  EXPECT_EQ(l.step_totals(2).samples, 0u);
+  l.charge(2, 4, 8);
+  const auto p2 = l.commit_step(2);
+  EXPECT_EQ(p2.step.samples, 4u);
+  EXPECT_EQ(p2.through.samples, 10u);
+  EXPECT_EQ(p2.through.tokens, 68u);
+}
+
 }  // namespace
 }  // namespace adarl

@@ -407,6 +407,57 @@ TEST(TrackerCoreTest, SaveThroughAStepLeavesLaterStepsOutOfTheTable) {
   for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].counts.n_tot, b[i].counts.n_tot);
 }
 
+// The budget is charged once per accepted result and known in step order: a step done
+// before an earlier one has no point until that one is done; duplicates are not charged;
+// a save carries the points through the saved step and a restore counts on from them.
+TEST(TrackerCoreTest, TheLedgerCountsAcceptedSamplesInStepOrderAndIsSaved) {
+  tracker_core t(grpo_config(2, 0, /*max_lag=*/1), 4);
+  std::vector<work_item> w;
+  t.next_work(100, 0, 0, w);  // steps 0 and 1, 8 samples each
+  tracker_output out;
+  for (const auto& x : w)
+    if (x.step == 1) t.on_result(answer(x, 1.f), 1, out);
+  EXPECT_EQ(t.spent(1), nullptr);  // done, but step 0 is not
+  for (const auto& x : w)
+    if (x.step == 0) {
+      t.on_result(answer(x, 0.f), 2, out);
+      t.on_result(answer(x, 0.f), 2, out);  // a late copy: not charged
+    }
+  ASSERT_NE(t.spent(0), nullptr);
+  ASSERT_NE(t.spent(1), nullptr);
+  EXPECT_EQ(t.spent(0)->step.samples, 8u);
+  EXPECT_EQ(t.spent(0)->through.samples, 8u);
+  EXPECT_EQ(t.spent(1)->through.samples, 16u);
+  EXPECT_EQ(t.spent(1)->through.tokens, 16u * 5);
+  EXPECT_EQ(t.spent(1)->step.samples, t.summary(1)->samples);  // one count, two views
+  const auto saved = t.save(0);
+  ASSERT_EQ(saved.budget.size(), 1u);
+  EXPECT_EQ(saved.budget[0].first, 0u);
+  EXPECT_EQ(saved.budget[0].second.through.samples, 8u);
+  // The learner at version 2: the point of step 0 goes, step 1's stays.
+  t.retire_through(2);
+  EXPECT_EQ(t.spent(0), nullptr);
+  ASSERT_NE(t.spent(1), nullptr);
+  // Restored after step 0, step 1 is generated again and counted on from step 0's.
+  tracker_core r(grpo_config(2, 0, 1), 4);
+  ASSERT_TRUE(r.restore(saved));
+  std::vector<work_item> again;
+  r.next_work(100, /*learner_version=*/1, 3, again);
+  for (const auto& x : again)
+    if (x.step == 1) r.on_result(answer(x, 1.f), 4, out);
+  ASSERT_NE(r.spent(1), nullptr);
+  EXPECT_EQ(r.spent(1)->through.samples, 16u);
+  EXPECT_EQ(r.spent(1)->through.tokens, t.spent(1)->through.tokens);
+  // A budget that does not end at the step before next_step is refused, changing nothing.
+  auto bad = saved;
+  bad.next_step = 3;
+  const auto refused = r.restore(bad);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.err().message.find("the budget ends at step 0"), std::string::npos)
+      << refused.err().message;
+  EXPECT_NE(r.spent(1), nullptr);
+}
+
 // What a stalled tracker says it waits for names the step and the versions involved.
 TEST(TrackerCoreTest, WaitingNamesTheStepAndTheVersions) {
   auto c = grpo_config(1, 20, /*max_lag=*/1);

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "base/atomic_file.hpp"
+#include "models/train/optimizer.hpp"
 #include "models/weights/checkpoint.hpp"
 #include "tokenizers/tokenizer.hpp"
 
