@@ -11,9 +11,8 @@
 
 #include "base/atomic_file.hpp"
 #include "cli/commands.hpp"
-#include "experiments/select_job.hpp"
 #include "config/pipeline_reader.hpp"
-#include "experiments/cache_dir.hpp"
+#include "experiments/compare_prompts.hpp"
 #include "experiments/run_engines.hpp"
 #include "experiments/run_tasks.hpp"
 #include "experiments/shell_words.hpp"
@@ -32,45 +31,6 @@ struct compare_args {
   std::string svg;
   std::string svg_axis;  ///< "" = steps with compare.equal_steps, else samples
 };
-
-/// The prompts of every run: the document's tasks, or with compare.select the first
-/// tasks.train / tasks.held_out prompts of the selected ones (cached); the histograms
-/// are printed.
-result<prompt_table_ptr> compare_prompts(const compare_plan& plan, const std::string& base) {
-  const auto& c = plan.base;
-  const auto& sel = plan.settings.select;
-  if (!sel.enabled) return load_run_prompts(c);
-  auto items = load_run_items(c, sel.train_pool, sel.held_out_pool);
-  if (!items) return items.err();
-  const select_window w{sel.k, sel.min_correct, sel.max_correct};
-  const std::string source = c.tasks.dataset.empty() ? c.tasks.suite : c.tasks.dataset;
-  std::vector<task_item> chosen[2];
-  const uint32_t want[2] = {c.tasks.train, c.tasks.held_out};
-  for (int part = 0; part < 2; ++part) {
-    select_job job;
-    job.policy = base;
-    job.cache_root = cache_dir("select");
-    job.pool = part == 0 ? items->train : items->held_out;
-    job.window = w;
-    job.describe = {source, part == 0 ? "train" : "held-out", part == 0 ? c.seed : held_out_key,
-                    uint32_t(job.pool.size()), c.tasks.difficulty_mix, ""};
-    auto s = select_prompts(c, job, std::cout);
-    if (!s) return error{"compare.select: " + s.err().message};
-    std::cout << (part == 0 ? "training" : "held-out") << " pool:\n"
-              << histogram_text(s->histogram, s->window);
-    for (const auto& k : s->kept)
-      if (chosen[part].size() < want[part]) chosen[part].push_back(k.item);
-    if (chosen[part].size() < want[part])
-      std::cout << "compare: warning: only " << chosen[part].size() << " selected "
-                << job.describe.split << " prompts for tasks."
-                << (part == 0 ? "train " : "held_out ") << want[part]
-                << " (raise compare.select." << (part == 0 ? "train_pool" : "held_out_pool")
-                << ")\n";
-  }
-  std::cout << "compare: " << chosen[0].size() << " training and " << chosen[1].size()
-            << " held-out prompts selected\n";
-  return make_run_prompts(c, chosen[0], chosen[1]);
-}
 
 bool write_text(const std::string& file, const std::string& text) {
   auto ok = write_file_atomic(file, text);
@@ -134,7 +94,7 @@ int prepare_runs(const compare_args& a, const compare_plan& plan, std::string& b
     }
     base = *b;
   }
-  auto p = compare_prompts(plan, base);
+  auto p = compare_prompts(plan, base, std::cout);
   if (!p && sigint_guard::flag().load()) return stopped_before_runs(a, p.err().message);
   if (!p) {
     std::cerr << a.file << ": " << p.err().message << "\n";
