@@ -3,7 +3,7 @@
 // machine"): a queue of batches, workers that announce how many batches they take at
 // once (credit), leases kept alive by heartbeats, re-issue of a lost worker's batches,
 // and local scoring of a batch no worker takes in time. Pure bookkeeping over batch ids
-// and worker names; the transport (net/remote_verifier) moves the bytes. Time is a
+// and worker names; the transport (net/verify_hub) moves the bytes. Time is a
 // parameter in seconds.
 
 #include <cstdint>

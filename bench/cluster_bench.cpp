@@ -50,7 +50,7 @@
 #include "engines/engine_spec.hpp"
 #include "net/config_cluster.hpp"
 #include "net/generate_worker.hpp"
-#include "net/remote_generator.hpp"
+#include "net/generate_hub.hpp"
 #include "pipelines/pipeline.hpp"
 #include "tasks/suites.hpp"
 

@@ -1,4 +1,4 @@
-// Remote verifiers over ZeroMQ (net/remote_verifier): completions scored per second
+// Remote verifiers over ZeroMQ (net/verify_hub): completions scored per second
 // and the round trip of one batch (hub -> worker -> hub -> tracker) over TCP loopback,
 // against the same batches scored in process (actors/verifier's score()). Workers run as
 // threads of this process (the same loop as `adarl worker verify`), so the figure is
@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "base/clock.hpp"
-#include "net/remote_verifier.hpp"
-#include "net/remote_worker.hpp"
+#include "net/verify_hub.hpp"
+#include "net/verify_worker.hpp"
 #include "tasks/suites.hpp"
 
 namespace {

@@ -1,4 +1,4 @@
-// `adarl worker verify`: a remote verifier worker (net/remote_worker.hpp).
+// `adarl worker verify`: a remote verifier worker (net/verify_worker.hpp).
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
@@ -6,7 +6,7 @@
 #include "cli/commands.hpp"
 #include "net/curve_key_files.hpp"
 #include "net/remote_wire.hpp"
-#include "net/remote_worker.hpp"
+#include "net/verify_worker.hpp"
 #include "runtime/interrupt.hpp"
 
 namespace adarl {

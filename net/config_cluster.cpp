@@ -5,8 +5,8 @@
 #include <cstdio>
 
 #include "engines/engine_spec.hpp"
-#include "net/remote_generator.hpp"
-#include "net/remote_verifier.hpp"
+#include "net/generate_hub.hpp"
+#include "net/verify_hub.hpp"
 #include "pipelines/pipeline.hpp"
 
 namespace adarl {

@@ -1,7 +1,7 @@
 #pragma once
 // The cluster parts of `adarl run` (pipelines/cluster.hpp): the remote verifier hub when
 // actors.remote_verifiers.bind is set, the remote generator hub when
-// actors.remote_generators.bind is (net/remote_verifier.hpp, remote_generator.hpp).
+// actors.remote_generators.bind is (net/verify_hub.hpp, net/generate_hub.hpp).
 
 #include "pipelines/cluster.hpp"
 

@@ -20,7 +20,7 @@
 #include "base/clock.hpp"
 #include "net/curve_key_files.hpp"
 #include "net/remote_wire.hpp"
-#include "net/remote_worker.hpp"
+#include "net/verify_worker.hpp"
 #include "net/wake_fd.hpp"
 #include "runtime/logging.hpp"
 

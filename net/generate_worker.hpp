@@ -1,6 +1,6 @@
 #pragma once
 // A remote generator worker (`adarl worker generate`): connects to a run's
-// remote-generator endpoint (net/remote_generator.hpp; protocol: docs/reference/protocol.md),
+// remote-generator endpoint (net/generate_hub.hpp; protocol: docs/reference/protocol.md),
 // builds the run's generation engine from the spec the run sends, takes every policy
 // version (chunks checked against their hashes, or a file in a shared directory), and
 // decodes the orders it is sent with continuous batching: inside, a generator actor

@@ -2,7 +2,7 @@
 // The socket a coordinator's remote workers connect to (verifiers and generators):
 // a ZeroMQ ROUTER bound to an endpoint, optionally encrypted with CURVE, optionally
 // admitting only the workers whose public key is on a client list (a ZAP handler in
-// the same I/O loop). Shared by the hubs (net/remote_verifier, net/remote_generator).
+// the same I/O loop). Shared by the hubs (net/verify_hub, net/generate_hub).
 // Not thread-safe: one owner, the hub's I/O thread (except construction and endpoint()).
 
 #include <zmq.hpp>

@@ -60,7 +60,7 @@ struct tasks_section {
 };
 
 /// `actors.remote_verifiers:` - verifier workers on other machines (`adarl worker
-/// verify --connect ENDPOINT`), net/remote_verifier.hpp. Off while bind is "".
+/// verify --connect ENDPOINT`), net/verify_hub.hpp. Off while bind is "".
 struct remote_verifiers_section {
   std::string bind;                ///< ZeroMQ endpoint to listen on, e.g. "tcp://*:5557".
   remote_pool_config pool;         ///< heartbeat, timeout, local_after, lease, attempts.
@@ -71,7 +71,7 @@ struct remote_verifiers_section {
 };
 
 /// `actors.remote_generators:` - generator workers on other machines (`adarl worker
-/// generate --connect ENDPOINT`), net/remote_generator.hpp. Off while bind is "".
+/// generate --connect ENDPOINT`), net/generate_hub.hpp. Off while bind is "".
 struct remote_generators_section {
   std::string bind;                ///< ZeroMQ endpoint to listen on, e.g. "tcp://*:5558".
   double heartbeat = 0.5;          ///< Seconds between heartbeats to each worker.

@@ -1,4 +1,4 @@
-#include "net/remote_verifier.hpp"
+#include "net/verify_hub.hpp"
 
 #include <caf/all.hpp>
 
@@ -7,7 +7,6 @@
 #include <optional>
 #include <random>
 #include <set>
-#include <thread>
 #include <unordered_map>
 #include <zmq.hpp>
 
@@ -15,6 +14,7 @@
 #include "base/clock.hpp"
 #include "net/remote_wire.hpp"
 #include "net/wake_fd.hpp"
+#include "net/hub_thread.hpp"
 #include "net/worker_socket.hpp"
 
 namespace adarl {
@@ -30,26 +30,27 @@ class remote_hub {
   ~remote_hub() { close(); }
 
   /// Stops the I/O thread (idempotent): batches still queued or out are dropped.
-  void close() {
-    stopping_ = true;
-    wake_.signal();
-    if (io_.joinable()) io_.join();
-  }
+  void close() { shell_.close(); }
 
   std::optional<error> open() {
-    if (!wake_.ok()) return error{"remote verifiers: eventfd failed"};
-    auto socket = worker_socket::open(
-        {setup_.bind, setup_.curve, setup_.curve_clients, "remote verifiers"});
-    if (!socket) return socket.err();
-    socket_ = std::move(*socket);
-    io_ = std::thread([this] { loop(); });
-    return std::nullopt;
+    hub_thread::handlers h;
+    h.inbox = [this] { take_inbox(); };
+    h.receive = [this] { receive(); };
+    h.tick = [this] { act(pool_.poll(now())); };
+    h.after = [this] { publish_stats(); };
+    h.wait = [this] {
+      const double due = std::min(pool_.next_due(now()), 0.1);
+      return std::chrono::milliseconds(int64_t(due * 1000) + 1);
+    };
+    h.warn = [this](const std::string& w) { warn(w); };
+    return shell_.open({setup_.bind, setup_.curve, setup_.curve_clients, "remote verifiers"},
+                       wake_, std::move(h));
   }
 
-  const std::string& endpoint() const { return socket_->endpoint(); }
+  const std::string& endpoint() const { return shell_.endpoint(); }
 
   void submit(std::vector<completion> batch) {
-    if (stopping_) return;  // the run is over
+    if (shell_.stopping()) return;  // the run is over
     {
       std::lock_guard lock(inbox_mutex_);
       inbox_.push_back(std::move(batch));
@@ -75,7 +76,7 @@ class remote_hub {
   }
 
   /// False when the worker cannot be reached (gone, or its queue is full).
-  bool send(const std::string& id, const std::string& payload) { return socket_->send(id, payload); }
+  bool send(const std::string& id, const std::string& payload) { return shell_.socket().send(id, payload); }
 
   std::string encode(uint64_t id, const std::vector<completion>& batch) const {
     std::vector<remote_item> items(batch.size());
@@ -95,7 +96,7 @@ class remote_hub {
     stats_.malformed = malformed_;
     stats_.bad_results = bad_results_;
     stats_.other_session = other_session_;
-    stats_.refused = refused_ + socket_->refused();
+    stats_.refused = refused_ + shell_.socket().refused();
     stats_.workers = pool_.workers();
   }
 
@@ -190,11 +191,11 @@ class remote_hub {
   }
 
   void receive() {
-    while (auto in = socket_->receive()) {
+    while (auto in = shell_.socket().receive()) {
       const std::string& id = in->id;
       auto& m = in->message;
       if (!m) {
-        if (socket_->refuse_other_version(id, m.err())) {
+        if (shell_.socket().refuse_other_version(id, m.err())) {
           // Another version of adarl: told why, once per message, so that it stops.
           if (++refused_ <= 10) warn("refused worker " + name_of(id) + ": " + m.err().message);
         } else if (++malformed_ <= 10) {
@@ -222,36 +223,8 @@ class remote_hub {
     }
   }
 
-  void loop() {
-    while (!stopping_) {
-      const double due = std::min(pool_.next_due(now()), 0.1);
-      auto* zap = socket_->zap();
-      zmq::pollitem_t items[] = {{socket_->router().handle(), 0, ZMQ_POLLIN, 0},
-                                 {nullptr, wake_.fd(), ZMQ_POLLIN, 0},
-                                 {zap ? zap->handle() : nullptr, 0, ZMQ_POLLIN, 0}};
-      try {
-        zmq::poll(items, zap ? 3 : 2, std::chrono::milliseconds(int64_t(due * 1000) + 1));
-      } catch (const zmq::error_t&) {
-        continue;  // EINTR
-      }
-      try {
-        if (zap && (items[2].revents & ZMQ_POLLIN))
-          socket_->authenticate([this](const std::string& w) { warn(w); });
-        if (items[1].revents & ZMQ_POLLIN) take_inbox();
-        if (items[0].revents & ZMQ_POLLIN) receive();
-        act(pool_.poll(now()));
-      } catch (const std::exception& e) {  // never take the run down from here
-        warn(std::string("I/O thread: ") + e.what());
-      }
-      publish_stats();
-    }
-  }
-
   remote_verifier_setup setup_;
-  std::unique_ptr<worker_socket> socket_;
   wake_fd wake_;
-  std::atomic<bool> stopping_{false};
-  std::thread io_;
   steady_clock::time_point start_ = steady_clock::now();
   const uint64_t session_;  ///< Random per hub: answers for another run's batches are dropped.
 
@@ -269,6 +242,7 @@ class remote_hub {
   uint64_t bad_results_ = 0;
   uint64_t other_session_ = 0;
   uint64_t refused_ = 0;  ///< Workers of another protocol version or role.
+  hub_thread shell_;  ///< Last: its thread uses every member above.
 };
 
 result<std::shared_ptr<remote_verifier_hub>> remote_verifier_hub::open(

@@ -1,4 +1,4 @@
-#include "net/remote_generator.hpp"
+#include "net/generate_hub.hpp"
 
 #include <caf/all.hpp>
 
@@ -9,7 +9,6 @@
 #include <mutex>
 #include <random>
 #include <set>
-#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -18,6 +17,7 @@
 #include "base/clock.hpp"
 #include "net/tsan_annotate.hpp"
 #include "net/wake_fd.hpp"
+#include "net/hub_thread.hpp"
 #include "net/worker_socket.hpp"
 
 namespace adarl {
@@ -93,22 +93,20 @@ class generator_hub_io {
   ~generator_hub_io() { close(); }
 
   std::optional<error> open() {
-    if (!inbox_->wake.ok()) return error{"remote generators: eventfd failed"};
-    auto socket = worker_socket::open(
-        {setup_.bind, setup_.curve, setup_.curve_clients, "remote generators"});
-    if (!socket) return socket.err();
-    socket_ = std::move(*socket);
-    io_ = std::thread([this] { loop(); });
-    return std::nullopt;
+    hub_thread::handlers h;
+    h.inbox = [this] { take_inbox(); };
+    h.receive = [this] { receive(); };
+    h.tick = [this] { timers(); };
+    h.finish = [this] { retire_all(); };
+    h.wait = [] { return std::chrono::milliseconds(50); };
+    h.warn = [this](const std::string& w) { warn(w); };
+    return shell_.open({setup_.bind, setup_.curve, setup_.curve_clients, "remote generators"},
+                       inbox_->wake, std::move(h));
   }
 
-  void close() {
-    stopping_ = true;
-    inbox_->wake.signal();
-    if (io_.joinable()) io_.join();
-  }
+  void close() { shell_.close(); }
 
-  const std::string& endpoint() const { return socket_->endpoint(); }
+  const std::string& endpoint() const { return shell_.endpoint(); }
 
   void publish(const weights_ptr& w) {
     if (!w || (published_ && w->version <= last_published_)) return;
@@ -196,7 +194,7 @@ class generator_hub_io {
 
   bool send(worker& w, const std::string& payload) {
     w.last_sent = now();
-    return socket_->send(w.id, payload);
+    return shell_.socket().send(w.id, payload);
   }
 
   /// `id` holds the current version (or is gone): the version's delivery time is known
@@ -286,7 +284,7 @@ class generator_hub_io {
                           },
                           keep);
       w.last_sent = now();
-      if (!socket_->send(w.id,
+      if (!shell_.socket().send(w.id,
                          encode_weights(w.session, v->version, chunk, v->chunks(), at,
                                         v->size, v->hash, v->chunk_hashes[chunk]),
                          data)) {
@@ -341,7 +339,7 @@ class generator_hub_io {
 
   void on_hello(const std::string& id, const remote_message& m) {
     if (m.role != "generate") {
-      socket_->send(id, encode_refused("this endpoint serves generators; verifiers connect "
+      shell_.socket().send(id, encode_refused("this endpoint serves generators; verifiers connect "
                                        "to actors.remote_verifiers.bind"));
       warn("refused a " + m.role + " worker (wrong endpoint)");
       return;
@@ -433,10 +431,10 @@ class generator_hub_io {
   }
 
   void receive() {
-    while (auto in = socket_->receive(/*data_frames=*/1)) {
+    while (auto in = shell_.socket().receive(/*data_frames=*/1)) {
       auto& m = in->message;
       if (!m) {
-        if (socket_->refuse_other_version(in->id, m.err())) {
+        if (shell_.socket().refuse_other_version(in->id, m.err())) {
           if (++refused_ <= 10) warn("refused a worker: " + m.err().message);
         } else if (++malformed_ <= 10) {
           warn("malformed message from a worker: " + m.err().message);
@@ -464,27 +462,8 @@ class generator_hub_io {
     }
   }
 
-  void loop() {
-    while (!stopping_) {
-      auto* zap = socket_->zap();
-      zmq::pollitem_t items[] = {{socket_->router().handle(), 0, ZMQ_POLLIN, 0},
-                                 {nullptr, inbox_->wake.fd(), ZMQ_POLLIN, 0},
-                                 {zap ? zap->handle() : nullptr, 0, ZMQ_POLLIN, 0}};
-      try {
-        zmq::poll(items, zap ? 3 : 2, std::chrono::milliseconds(50));
-      } catch (const zmq::error_t&) {
-        continue;  // EINTR
-      }
-      try {
-        if (zap && (items[2].revents & ZMQ_POLLIN))
-          socket_->authenticate([this](const std::string& w) { warn(w); });
-        if (items[1].revents & ZMQ_POLLIN) take_inbox();
-        if (items[0].revents & ZMQ_POLLIN) receive();
-        timers();
-      } catch (const std::exception& e) {  // never take the run down from here
-        warn(std::string("I/O thread: ") + e.what());
-      }
-    }
+  /// The loop has stopped: every worker's proxy ends.
+  void retire_all() {
     for (auto& [id, w] : workers_)
       if (w.proxy) retired_.push_back(w.proxy);
     for (const auto& p : retired_) caf::anon_send_exit(p, caf::exit_reason::user_shutdown);
@@ -494,9 +473,6 @@ class generator_hub_io {
   caf::actor_system& sys_;
   remote_generator_setup setup_;
   std::shared_ptr<hub_inbox> inbox_;
-  std::unique_ptr<worker_socket> socket_;
-  std::atomic<bool> stopping_{false};
-  std::thread io_;
   steady_clock::time_point start_ = steady_clock::now();
   mutable std::mutex stats_mutex_;
   cluster_stats stats_;
@@ -513,6 +489,7 @@ class generator_hub_io {
   bool stats_dirty_ = false;
   double stats_sent_ = 0;
   uint64_t malformed_ = 0, refused_ = 0, unknown_ = 0, chunks_resent_ = 0;
+  hub_thread shell_;  ///< Last: its thread uses every member above.
 };
 
 result<std::shared_ptr<remote_generator_hub>> remote_generator_hub::open(

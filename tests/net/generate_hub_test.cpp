@@ -1,8 +1,8 @@
-// The remote-generator hub (net/remote_generator.hpp) with hand-driven workers: the
+// The remote-generator hub (net/generate_hub.hpp) with hand-driven workers: the
 // weights protocol (chunks, hashes, re-sends, a superseded version, a shared directory),
 // credit only once a worker holds weights, orders with their prompts, lost workers, and
 // messages that must not hurt the coordinator.
-#include "net/remote_generator.hpp"
+#include "net/generate_hub.hpp"
 
 #include <gtest/gtest.h>
 

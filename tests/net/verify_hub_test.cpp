@@ -1,6 +1,6 @@
 // Remote verifiers over ZeroMQ: the wire format, and the coordinator's hub with real
 // worker loops (threads of this process) on a loopback TCP port.
-#include "net/remote_verifier.hpp"
+#include "net/verify_hub.hpp"
 
 #include <caf/all.hpp>
 #include <gtest/gtest.h>
@@ -17,7 +17,7 @@
 
 #include "net/curve_key_files.hpp"
 #include "net/remote_wire.hpp"
-#include "net/remote_worker.hpp"
+#include "net/verify_worker.hpp"
 #include "tasks/suites.hpp"
 
 namespace adarl {

@@ -1,4 +1,4 @@
-#include "net/remote_worker.hpp"
+#include "net/verify_worker.hpp"
 
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>

@@ -1,6 +1,6 @@
 #pragma once
 // A remote verifier worker (`adarl worker verify`): connects to a coordinator's
-// remote-verifier endpoint (net/remote_verifier.hpp), scores the batches it is sent
+// remote-verifier endpoint (net/verify_hub.hpp), scores the batches it is sent
 // with the built-in verifiers, answers heartbeats, and says hello again when the
 // coordinator goes silent (a restarted run finds its workers). Wire format:
 // net/remote_wire.hpp.
