@@ -13,7 +13,7 @@ struct evaluator_setup {
   prompt_table_ptr prompts;
   bool greedy = true;      ///< One greedy completion per held-out prompt.
   uint32_t samples = 0;    ///< Sampled completions per held-out prompt.
-  tracker_actor tracker;
+  eval_queue_actor tracker;
   metrics_actor metrics;
 };
 

@@ -24,7 +24,7 @@ struct generator_setup {
   uint32_t index = 0;                     ///< Its number (metrics).
   generation_engine_factory make_engine;
   prompt_table_ptr prompts;
-  tracker_actor tracker;
+  work_source_actor tracker;  ///< Where credit goes.
   std::vector<verifier_actor> verifiers;  ///< Completions go round-robin to these.
   metrics_actor metrics;
   caf::actor supervisor;                  ///< Told (error string) if the engine fails.

@@ -23,7 +23,7 @@ using learner_engine_factory = std::function<result<std::unique_ptr<learner_engi
 struct learner_setup {
   learner_engine_factory make_engine;
   prompt_table_ptr prompts;
-  tracker_actor tracker;
+  learner_link_actor tracker;
   std::vector<generator_actor> generators;
   evaluator_actor evaluator;
   metrics_actor metrics;

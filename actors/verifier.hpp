@@ -19,7 +19,7 @@ struct verifier_setup {
   std::shared_ptr<const verifier_registry> registry;
   /// Decodes completions when the prompt table carries no codec of its own.
   std::shared_ptr<const text_codec> tok;
-  tracker_actor tracker;
+  result_sink_actor tracker;  ///< Where scored completions go.
 };
 
 /// The codec that decodes completions of `s`'s prompts: the table's own (what tokenized

@@ -504,7 +504,7 @@ result<std::shared_ptr<remote_generator_hub>> open_hub(caf::actor_system& sys,
   spec.kind = engine_spec::engine_kind::simulated;
   rs.engine = encode_engine_spec(spec);
   rs.prompts = table;
-  rs.tracker = caf::actor_cast<tracker_actor>(self);
+  rs.tracker = caf::actor_cast<generator_pool_actor>(self);
   rs.verifiers = {caf::actor_cast<verifier_actor>(self)};
   rs.warn = [](const std::string& w) {  // joins and the bye at the end are expected
     if (w.find(" joined ") == std::string::npos && w.find(" left: ") == std::string::npos)

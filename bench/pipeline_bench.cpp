@@ -109,7 +109,7 @@ struct fast_gen_state {
 };
 
 generator_actor::behavior_type fast_generator(
-    generator_actor::stateful_pointer<fast_gen_state> self, tracker_actor tracker,
+    generator_actor::stateful_pointer<fast_gen_state> self, result_sink_actor tracker,
     caf::actor sink, uint64_t limit, uint64_t delay_us, bool jitter, uint32_t seed) {
   self->state.rng.seed(seed + 1);
   auto answer = [=](std::vector<work_order>& w) {
@@ -164,7 +164,8 @@ generator_actor::behavior_type fast_generator(
 }
 
 // A learner that retires steps at once.
-learner_actor::behavior_type instant_learner(learner_actor::pointer self, tracker_actor tracker) {
+learner_actor::behavior_type instant_learner(learner_actor::pointer self,
+                                             learner_link_actor tracker) {
   return {
       [](group_atom, train_group&) {},
       [=](ready_atom, step_report& r) { self->send(tracker, version_atom::value, r.step + 1); },

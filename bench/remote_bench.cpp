@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
   bench_config cfg;
   caf::actor_system sys{cfg};
   caf::scoped_actor self{sys};
-  const verifier_setup scoring{prompts, registry, tok, caf::actor_cast<tracker_actor>(self)};
+  const verifier_setup scoring{prompts, registry, tok, caf::actor_cast<result_sink_actor>(self)};
 
   // In process: score() over every batch, one thread.
   const auto t0 = steady_clock::now();

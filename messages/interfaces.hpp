@@ -106,39 +106,69 @@ using learner_actor = caf::typed_actor<
     // What the learner waits for, in words (the run's stall watchdog).
     caf::replies_to<status_atom>::with<std::string>>;
 
-/// The tracker: the difficulty tracker driving the strategy (algorithms/tracker_core).
-using tracker_actor = caf::typed_actor<
-    // A generator can take `n` more orders; work is pushed to it as it becomes available.
+// The tracker's facets: each of its clients holds only the part of its interface it
+// uses (a typed handle converts to any subset of its signatures), so a stand-in for the
+// tracker, such as a remote worker's uplink or a test's, implements only that part.
+
+/// Where a generator asks for work: it can take `n` more orders, pushed to it as they
+/// become available.
+using work_source_actor = caf::typed_actor<
+    caf::reacts_to<credit_atom, uint32_t, generator_actor>>;
+
+/// Where verifiers send scored completions: training ones feed the strategy, evaluation
+/// ones go to the evaluator; with credit n returned by generator g (the results' own
+/// generator) the results are taken first, then the credit, then work is handed out
+/// once. Credit alone too (a remote verifier hub returns it before the scores).
+using result_sink_actor = caf::typed_actor<
     caf::reacts_to<credit_atom, uint32_t, generator_actor>,
-    // Scored completions: training ones feed the strategy, evaluation ones go to the
-    // evaluator.
     caf::reacts_to<scored_atom, std::vector<completion>>,
-    // The same, with credit n returned by generator g (the results' own generator):
-    // the results are taken first, then the credit, then work is handed out once.
-    caf::reacts_to<scored_atom, std::vector<completion>, uint32_t, generator_actor>,
-    // The learner reached a version: the lag gate opens, trained steps are dropped.
-    caf::reacts_to<version_atom, uint64_t>,
-    // Orders a lost generator held (a remote worker gone): handed out again at once,
-    // evaluation orders first; answers that still come for them count as duplicates.
+    caf::reacts_to<scored_atom, std::vector<completion>, uint32_t, generator_actor>>;
+
+/// Where the remote generators' hub speaks for its workers: their credit, and the orders
+/// a lost worker held, handed out again at once (evaluation orders first; answers that
+/// still come for them count as duplicates); with g, generator g is gone and gets no
+/// more work (orders already on their way to it come back through its hub).
+using generator_pool_actor = caf::typed_actor<
+    caf::reacts_to<credit_atom, uint32_t, generator_actor>,
     caf::reacts_to<reissue_atom, std::vector<work_order>>,
-    // The same, and generator g is gone: it gets no more work (orders already on their
-    // way to it come back through its hub).
-    caf::reacts_to<reissue_atom, std::vector<work_order>, generator_actor>,
-    // Queues an evaluation round (id, version) over the held-out prompts; replies with
-    // the number of orders queued.
-    caf::replies_to<eval_atom, uint32_t, uint64_t>::with<uint32_t>,
-    // Lease check: re-issues expired requests (self-scheduled).
-    caf::reacts_to<tick_atom>,
-    // Writes the state to continue from after the given step (pass rates, prompt
-    // cursor, next step: tracker_core::save) to a file; replies true when written, an
-    // error naming the file and the reason when not.
+    caf::reacts_to<reissue_atom, std::vector<work_order>, generator_actor>>;
+
+/// The learner's link: the version it reached (the lag gate opens, trained steps are
+/// dropped); the state to continue from after a step (pass rates, prompt cursor, ledger,
+/// next step: tracker_core::save) written to a file, replying true or an error naming
+/// the file and the reason; the training prompts' features (tracker.estimator.kind
+/// learned, sent at start: no step opens before they arrive; a second set is ignored).
+using learner_link_actor = caf::typed_actor<
+    caf::reacts_to<version_atom, uint64_t>,
     caf::replies_to<save_atom, std::string, int64_t>::with<bool>,
-    // Progress counters and what the tracker waits for (the run's stall watchdog).
-    caf::replies_to<status_atom>::with<tracker_status>,
-    // Connects the learner and the evaluator (spawned after the tracker).
-    caf::reacts_to<start_atom, learner_actor, evaluator_actor>,
-    // The training prompts' features (tracker.estimator.kind learned, from the learner at
-    // its start): no step opens before they arrive; a second set is ignored.
     caf::reacts_to<features_atom, prompt_features_ptr>>;
+
+/// The evaluator's link: queues an evaluation round (id, version) over the held-out
+/// prompts; replies with the number of orders queued.
+using eval_queue_actor = caf::typed_actor<
+    caf::replies_to<eval_atom, uint32_t, uint64_t>::with<uint32_t>>;
+
+/// Run control, the supervisor's: connects the learner and the evaluator (spawned after
+/// the tracker); progress counters and what the tracker waits for (the stall watchdog).
+using run_control_actor = caf::typed_actor<
+    caf::reacts_to<start_atom, learner_actor, evaluator_actor>,
+    caf::replies_to<status_atom>::with<tracker_status>>;
+
+/// The tracker: the difficulty tracker driving the strategy (algorithms/tracker_core),
+/// every facet above and its own lease check (tick_atom, self-scheduled: re-issues
+/// expired requests).
+using tracker_actor = caf::typed_actor<
+    caf::reacts_to<credit_atom, uint32_t, generator_actor>,
+    caf::reacts_to<scored_atom, std::vector<completion>>,
+    caf::reacts_to<scored_atom, std::vector<completion>, uint32_t, generator_actor>,
+    caf::reacts_to<reissue_atom, std::vector<work_order>>,
+    caf::reacts_to<reissue_atom, std::vector<work_order>, generator_actor>,
+    caf::reacts_to<version_atom, uint64_t>,
+    caf::replies_to<save_atom, std::string, int64_t>::with<bool>,
+    caf::reacts_to<features_atom, prompt_features_ptr>,
+    caf::replies_to<eval_atom, uint32_t, uint64_t>::with<uint32_t>,
+    caf::reacts_to<start_atom, learner_actor, evaluator_actor>,
+    caf::replies_to<status_atom>::with<tracker_status>,
+    caf::reacts_to<tick_atom>>;
 
 }  // namespace adarl

@@ -37,7 +37,7 @@ struct remote_generator_setup {
   std::string weights_path;      ///< weights.path: versions as files there ("" = pushed).
   std::string engine;            ///< The engine spec (engines/engine_spec.hpp) as JSON.
   prompt_table_ptr prompts;      ///< Prompt tokens for the orders.
-  tracker_actor tracker;
+  generator_pool_actor tracker;  ///< The workers' credit and lost orders go there.
   std::vector<verifier_actor> verifiers;  ///< Where results go (round-robin).
   metrics_actor metrics;                  ///< Gets cluster_stats as they change.
   std::function<void(const std::string&)> warn;  ///< Losses, refusals, bad messages.

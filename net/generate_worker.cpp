@@ -60,20 +60,10 @@ struct prompt_cache {
 
 // The worker's own side of the generator's collaborators: credit and results go to the
 // socket loop; nothing else is asked of them here.
-tracker_actor::behavior_type uplink_tracker(tracker_actor::pointer, std::shared_ptr<outbox> out) {
+work_source_actor::behavior_type uplink_tracker(work_source_actor::pointer,
+                                                std::shared_ptr<outbox> out) {
   return {
       [=](credit_atom, uint32_t n, generator_actor) { out->put([&](outbox& o) { o.credit += n; }); },
-      [](scored_atom, std::vector<completion>&) {},
-      [](scored_atom, std::vector<completion>&, uint32_t, generator_actor) {},
-      [](version_atom, uint64_t) {},
-      [](reissue_atom, std::vector<work_order>&) {},
-      [](reissue_atom, std::vector<work_order>&, generator_actor) {},
-      [](eval_atom, uint32_t, uint64_t) -> uint32_t { return 0; },
-      [](tick_atom) {},
-      [](save_atom, const std::string&, int64_t) -> bool { return false; },
-      [](status_atom) -> tracker_status { return {}; },
-      [](start_atom, learner_actor, evaluator_actor) {},
-      [](features_atom, prompt_features_ptr) {},
   };
 }
 

@@ -277,7 +277,7 @@ struct remote_verifier_state {
 
 verifier_actor spawn_remote_verifier(caf::actor_system& sys,
                                      std::shared_ptr<remote_verifier_hub> hub,
-                                     tracker_actor tracker) {
+                                     result_sink_actor tracker) {
   return sys.spawn(
       [hub, tracker](verifier_actor::stateful_pointer<remote_verifier_state> self)
           -> verifier_actor::behavior_type {

@@ -73,6 +73,6 @@ class remote_verifier_hub {
 /// and the credit that came with it straight back to `tracker`.
 verifier_actor spawn_remote_verifier(caf::actor_system& sys,
                                      std::shared_ptr<remote_verifier_hub> hub,
-                                     tracker_actor tracker);
+                                     result_sink_actor tracker);
 
 }  // namespace adarl

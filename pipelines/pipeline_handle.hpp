@@ -28,7 +28,7 @@ struct verifier_context {
   prompt_table_ptr prompts;          ///< The run's prompts (codec: prompts->codec).
   /// Where scored completions go: (scored_atom, completions, credit, generator), the
   /// credit and generator exactly as the verify message brought them.
-  tracker_actor tracker;
+  result_sink_actor tracker;
   std::shared_ptr<const verifier_registry> registry;  ///< The run's named verifiers.
 };
 

@@ -14,24 +14,11 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// A tracker that only takes credit, and a verifier that hands completions to the test.
+// A work source that only takes credit, and a verifier that hands completions to the test.
 // (The unused argument: CAF 0.17 spawns a function actor without arguments through a
 // null std::shared_ptr<std::tuple<>>, which UBSan reports; tests/sanitizers/ubsan.supp.)
-tracker_actor::behavior_type quiet_tracker(tracker_actor::pointer, int) {
-  return {
-      [](credit_atom, uint32_t, generator_actor) {},
-      [](scored_atom, std::vector<completion>&) {},
-      [](scored_atom, std::vector<completion>&, uint32_t, generator_actor) {},
-      [](version_atom, uint64_t) {},
-      [](reissue_atom, std::vector<work_order>&) {},
-      [](reissue_atom, std::vector<work_order>&, generator_actor) {},
-      [](eval_atom, uint32_t, uint64_t) -> uint32_t { return 0; },
-      [](tick_atom) {},
-      [](save_atom, const std::string&, int64_t) -> bool { return true; },
-      [](status_atom) -> tracker_status { return {}; },
-      [](start_atom, learner_actor, evaluator_actor) {},
-      [](features_atom, prompt_features_ptr) {},
-  };
+work_source_actor::behavior_type quiet_tracker(work_source_actor::pointer, int) {
+  return {[](credit_atom, uint32_t, generator_actor) {}};
 }
 
 verifier_actor::behavior_type forwarding_verifier(verifier_actor::pointer, caf::actor sink) {

@@ -109,7 +109,7 @@ struct RemoteGeneratorTest : testing::Test {
     spec.kind = engine_spec::engine_kind::simulated;
     s.engine = encode_engine_spec(spec);
     s.prompts = prompts;
-    s.tracker = caf::actor_cast<tracker_actor>(self);
+    s.tracker = caf::actor_cast<generator_pool_actor>(self);
     s.verifiers = {caf::actor_cast<verifier_actor>(self)};
     auto hub = remote_generator_hub::open(sys, std::move(s));
     EXPECT_TRUE(hub) << (hub ? "" : hub.err().message);

@@ -170,7 +170,7 @@ class RemoteHubTest : public ::testing::Test {
   std::vector<std::string> warnings;
 
   verifier_setup scoring() {
-    return {prompts, registry, tok, caf::actor_cast<tracker_actor>(self)};
+    return {prompts, registry, tok, caf::actor_cast<result_sink_actor>(self)};
   }
 
   /// A hub on a system-chosen loopback port. `timeout`: how long a silent worker lives
