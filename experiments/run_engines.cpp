@@ -71,19 +71,25 @@ hf_policy_config hf_policy_of(const pipeline_config& c) {
 
 }  // namespace
 
-hf_learner_config hf_learner_of(const pipeline_config& c, const text_codec& codec) {
-  hf_learner_config l;
-  l.policy = hf_policy_of(c);
-  l.policy.threads = c.actors.learner_threads;
-  if (!c.learner.device.empty()) l.policy.device = c.learner.device;
+learner_spec learner_spec_of(const pipeline_config& c) {
+  learner_spec l;
   l.optimizer = c.learner.optimizer;
   l.loss = c.learner.loss;
   l.temperature = c.sampling.temperature;
   l.micro_batch = int32_t(c.learner.micro_batch);
   l.updates_per_step = int32_t(c.learner.updates_per_step);
-  l.pad_id = codec.pad_id();
   l.autocast_bf16 = c.learner.autocast_bf16;
   l.replicas = c.learner.replicas;
+  return l;
+}
+
+hf_learner_config hf_learner_of(const pipeline_config& c, const text_codec& codec) {
+  hf_learner_config l;
+  l.policy = hf_policy_of(c);
+  l.policy.threads = c.actors.learner_threads;
+  if (!c.learner.device.empty()) l.policy.device = c.learner.device;
+  static_cast<learner_spec&>(l) = learner_spec_of(c);
+  l.pad_id = codec.pad_id();
   return l;
 }
 
@@ -146,13 +152,7 @@ torch_learner_config torch_learner_of(const pipeline_config& c) {
   l.policy.device = c.learner.device.empty() ? c.policy.device : c.learner.device;
   l.policy.init_seed = c.seed;
   l.policy.threads = c.actors.learner_threads;
-  l.optimizer = c.learner.optimizer;
-  l.loss = c.learner.loss;
-  l.temperature = c.sampling.temperature;
-  l.micro_batch = int32_t(c.learner.micro_batch);
-  l.updates_per_step = int32_t(c.learner.updates_per_step);
-  l.autocast_bf16 = c.learner.autocast_bf16;
-  l.replicas = c.learner.replicas;
+  static_cast<learner_spec&>(l) = learner_spec_of(c);
   return l;
 }
 

@@ -27,6 +27,10 @@ result<std::string> base_checkpoint(const pipeline_config& c, std::ostream& log,
 engine_factories torch_factories(const pipeline_config& c, const std::string& base,
                                  const replica_join_watch& join = {});
 
+/// A run's learner settings, the same for every kind (learner.optimizer, loss,
+/// micro_batch, updates_per_step, autocast_bf16, replicas; sampling.temperature).
+learner_spec learner_spec_of(const pipeline_config& c);
+
 /// The transformer learner's config of a run (its base checkpoint unset): learner.device
 /// (else model.device), the optimizer, loss and replicas (rank 0). `adarl worker learn`
 /// builds its rank from the same function, so ranks of one config agree.

@@ -11,6 +11,7 @@
 
 #include "base/result.hpp"
 #include "engines/engine.hpp"
+#include "engines/learner_spec.hpp"
 #include "engines/replica_config.hpp"
 #include "engines/replica_join_watch.hpp"
 #include "engines/train_config.hpp"
@@ -39,19 +40,10 @@ struct hf_generator_config {
   std::vector<int32_t> end_ids;  ///< Drawing one ends a row (text_codec::end_ids()).
 };
 
-/// The learner's model and optimizer.
-struct hf_learner_config {
+/// The learner: its settings (engines/learner_spec.hpp), its model and the padding id.
+struct hf_learner_config : learner_spec {
   hf_policy_config policy;
-  optimizer_config optimizer;
-  loss_config loss;
-  float temperature = 1.f;     ///< Must match the generators' (log-probs use it).
-  int32_t micro_batch = 64;    ///< Samples per forward/backward pass (accumulated).
-  int32_t updates_per_step = 1;  ///< Optimizer updates per step (mini-batches of its batch).
   int32_t pad_id = 0;          ///< Padding id of the learner's batches (text_codec::pad_id()).
-  /// bfloat16 autocast of the forward and backward passes on a CUDA device (float32
-  /// master weights and optimizer); ignored on the CPU.
-  bool autocast_bf16 = false;
-  replica_config replicas;     ///< Data-parallel replicas (1 = this learner alone).
 };
 
 /// Builds a generation engine; a bad directory, config, device or max_len is an error

@@ -9,6 +9,7 @@
 
 #include "base/result.hpp"
 #include "engines/engine.hpp"
+#include "engines/learner_spec.hpp"
 #include "engines/model_config.hpp"
 #include "engines/replica_config.hpp"
 #include "engines/replica_join_watch.hpp"
@@ -33,18 +34,9 @@ struct torch_generator_config {
   sampling_params sampling;    ///< `greedy` per job overrides sampling.greedy.
 };
 
-/// The learner's policy and optimizer.
-struct torch_learner_config {
+/// The learner: its settings (engines/learner_spec.hpp) and its policy.
+struct torch_learner_config : learner_spec {
   torch_policy_config policy;
-  optimizer_config optimizer;
-  loss_config loss;
-  float temperature = 1.f;     ///< Must match the generators' (log-probs use it).
-  int32_t micro_batch = 64;    ///< Samples per forward/backward pass (accumulated).
-  int32_t updates_per_step = 1;  ///< Optimizer updates per step (mini-batches of its batch).
-  replica_config replicas;     ///< Data-parallel replicas (1 = this learner alone).
-  /// bfloat16 autocast of the forward passes and the loss on a CUDA device (float32
-  /// master weights and optimizer); ignored on the CPU.
-  bool autocast_bf16 = false;
 };
 
 /// Builds a generation engine; a bad device, shape or checkpoint is an error.

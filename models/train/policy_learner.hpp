@@ -19,6 +19,7 @@
 #include "engines/replica_config.hpp"
 #include "engines/replica_join_watch.hpp"
 #include "engines/engine.hpp"
+#include "engines/learner_spec.hpp"
 #include "engines/train_config.hpp"
 #include "models/train/optimizer.hpp"
 #include "models/arch/policy_model.hpp"
@@ -41,36 +42,22 @@ class learner_checkpoints {
 };
 
 /// What every learner is configured with, whatever the architecture.
-struct learner_settings {
-  optimizer_config optimizer;
-  loss_config loss;
-  float temperature = 1.f;   ///< Must match the generators' (log-probs use it).
-  int32_t micro_batch = 64;  ///< Samples per forward/backward pass (accumulated).
-  int32_t updates_per_step = 1;  ///< Optimizer updates per step (mini-batches of its batch).
+/// Its learner_spec (engines/learner_spec.hpp) and what the architecture adds.
+struct learner_settings : learner_spec {
   int32_t pad_id = 0;        ///< Padding id of the learner's batches.
   int32_t threads = 1;       ///< Torch intra-op threads of the owning thread.
-  /// bfloat16 autocast of the forward and the loss on a CUDA device (float32 master
-  /// weights and optimizer); ignored on the CPU.
-  bool autocast_bf16 = false;
-  replica_config replicas;   ///< Data-parallel replicas (1 = this learner alone).
   /// What ranks compare when they join (sorted key=value lines: learner_config_lines).
   std::string config_text;
 };
 
-/// The settings every architecture's learner config has (torch_learner_config,
-/// hf_learner_config: optimizer, loss, temperature, micro-batch, threads, autocast,
-/// replicas); the pad id and the join text are the architecture's.
+/// The settings of an architecture's learner config (torch_learner_config,
+/// hf_learner_config): its learner_spec and its policy's threads; the pad id and the
+/// join text are the architecture's.
 template <typename Config>
 learner_settings learner_settings_of(const Config& c) {
   learner_settings s;
-  s.optimizer = c.optimizer;
-  s.loss = c.loss;
-  s.temperature = c.temperature;
-  s.micro_batch = c.micro_batch;
-  s.updates_per_step = c.updates_per_step;
+  static_cast<learner_spec&>(s) = static_cast<const learner_spec&>(c);
   s.threads = c.policy.threads;
-  s.autocast_bf16 = c.autocast_bf16;
-  s.replicas = c.replicas;
   return s;
 }
 

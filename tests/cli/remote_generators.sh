@@ -69,12 +69,16 @@ worker k2 "tcp://127.0.0.1:$p"; k2=$last
 seed=${KILL_SEED:-$(date +%s)}
 echo "seed $seed"
 steps() { [ -s kill-remote/metrics.jsonl ] && wc -l < kill-remote/metrics.jsonl || echo 0; }
+# A worker is killed only once the run has said it joined (on a loaded machine a worker
+# can start after the other one has carried the run past the step picked for the kill).
+joined() { grep -q "worker $1 joined" kill-remote/adarl.log 2>/dev/null; }
 at=0
 for victim in $k1 $k2; do
+  name=k1; [ "$victim" = "$k2" ] && name=k2
   at=$(awk -v s="$seed" -v v="$victim" -v a="$at" 'BEGIN { srand(s + v); print a + 10 + int(rand() * 40) }')
   i=0
-  while [ "$(steps)" -lt "$at" ]; do
-    i=$((i + 1)); [ $i -lt 6000 ] || fail "no progress to step $at"; sleep 0.01
+  while [ "$(steps)" -lt "$at" ] || ! joined $name; do
+    i=$((i + 1)); [ $i -lt 6000 ] || fail "no progress to step $at (or $name never joined)"; sleep 0.01
   done
   kill -9 "$victim"
   echo "killed worker $victim at step $(steps)"
