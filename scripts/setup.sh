@@ -30,6 +30,7 @@ packages=(
   python3-zmq python3-msgpack     # the example Python remote verifier (scripts/remote_verifier.py)
   python3-torch python3-numpy     # the HF decoder's reference (tests/models/hf_reference.py)
   python3-jinja2                  # the chat templates' reference (tests/cli/hf_chat_template.py)
+  python3-xxhash                  # re-hashing an edited checkpoint file (tests/cli/determinism.sh)
   nodejs                          # the tokenizer's reference runs on it (npm packages below)
   chromium                        # headless: the run page's layout test (tests/cli/report_browser.sh)
 )
