@@ -261,4 +261,18 @@ result<std::string> resolve_checkpoint(const std::string& dir, std::string* note
                                : " (" + passed + ")")};
 }
 
+std::optional<budget_point> fill_carried_totals(carried_steps& steps, uint64_t version,
+                                                budget_totals before) {
+  std::optional<budget_point> last;
+  for (auto& [step, r] : steps.reports) {
+    if (step < version) continue;
+    before.samples += r.samples;
+    before.tokens += r.tokens;
+    r.cumulative_samples = before.samples;
+    r.cumulative_tokens = before.tokens;
+    last = budget_point{{r.samples, r.tokens}, before};
+  }
+  return last;
+}
+
 }  // namespace adarl

@@ -13,9 +13,11 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "algorithms/budget_ledger.hpp"
 #include "base/result.hpp"
 #include "messages/messages.hpp"
 
@@ -58,6 +60,14 @@ result<bool> write_carried_steps(const std::string& path, const carried_steps& s
 /// Reads write_carried_steps()'s file; a missing, truncated or malformed file is an
 /// error naming it.
 result<carried_steps> read_carried_steps(const std::string& path);
+
+/// For the carried reports of a checkpoint written before the tracker kept its budget
+/// ledger (they have no cumulative totals): fills each report's cumulative samples and
+/// tokens from step `version` on, in step order, starting from what the steps before
+/// `version` spent (`before`). The last report's own spend and the totals through it;
+/// nullopt when no report is carried from `version` on.
+std::optional<budget_point> fill_carried_totals(carried_steps& steps, uint64_t version,
+                                                budget_totals before);
 
 /// The checkpoint a resumed run continues from. DIR itself when it is a complete
 /// checkpoint; else the newest complete one under DIR/checkpoints (the one

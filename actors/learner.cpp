@@ -325,14 +325,7 @@ bool resume(self_ptr self) {
   if (!st.setup.carried_totals_known) {
     // A checkpoint written before the tracker kept its ledger: its reports have no
     // cumulative totals; they follow from the totals before the version, in step order.
-    uint64_t samples = st.setup.samples_before, tokens = st.setup.tokens_before;
-    for (auto& [step, r] : st.data.reports) {
-      if (step < st.version()) continue;
-      samples += r.samples;
-      tokens += r.tokens;
-      r.cumulative_samples = samples;
-      r.cumulative_tokens = tokens;
-    }
+    fill_carried_totals(st.data, st.version(), {st.setup.samples_before, st.setup.tokens_before});
   }
   st.log->info("resumed from {} at version {}", dir, st.version());
   return true;

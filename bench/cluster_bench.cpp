@@ -51,6 +51,7 @@
 #include "net/config_cluster.hpp"
 #include "net/generate_worker.hpp"
 #include "net/generate_hub.hpp"
+#include "pipelines/engine_registry.hpp"
 #include "pipelines/pipeline.hpp"
 #include "tasks/suites.hpp"
 
@@ -501,7 +502,7 @@ result<std::shared_ptr<remote_generator_hub>> open_hub(caf::actor_system& sys,
   rs.window = s.window;
   rs.weights_path = s.path;
   engine_spec spec;
-  spec.kind = engine_spec::engine_kind::simulated;
+  spec.kind = policy_kind::simulated;
   rs.engine = encode_engine_spec(spec);
   rs.prompts = table;
   rs.tracker = caf::actor_cast<generator_pool_actor>(self);

@@ -85,7 +85,7 @@ int prepare_runs(const compare_args& a, const compare_plan& plan, std::string& b
       return 2;
     }
   }
-  if (plan.base.policy.kind == policy_kind::transformer) {
+  if (kind_traits(plan.base.policy.kind).sft_warm_start()) {
     auto b = base_checkpoint(plan.base, std::cout, &sigint_guard::flag());
     if (!b && sigint_guard::flag().load()) return stopped_before_runs(a, b.err().message);
     if (!b) {
@@ -150,9 +150,13 @@ int compare_command(const compare_args& a) {
   std::string base;
   prompt_table_ptr prompts;
   if (int status = prepare_runs(a, *plan, base, prompts); status != 0) return status;
+  register_torch_engines();
   engines_for_run engines = [&](const pipeline_config& c) -> result<engine_factories> {
-    if (c.policy.kind == policy_kind::simulated) return sim_factories(c, prompts);
-    return torch_factories(c, base);
+    engine_request r;
+    r.config = &c;
+    r.prompts = prompts;
+    r.base = base;
+    return engines_for(r);
   };
   std::error_code ec;
   std::filesystem::create_directories(plan->settings.out, ec);

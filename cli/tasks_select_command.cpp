@@ -94,7 +94,7 @@ int select_command(const select_args& a) {
   job.describe = {c->tasks.dataset.empty() ? c->tasks.suite : c->tasks.dataset, a.split,
                   train ? c->seed : held_out_key, uint32_t(job.pool.size()),
                   c->tasks.difficulty_mix, ""};
-  if (c->policy.kind == policy_kind::transformer)
+  if (kind_traits(c->policy.kind).sft_warm_start())
     if (int status = transformer_policy(a, *c, job.policy); status != 0) return status;
   auto s = select_prompts(*c, job, std::cout);
   if (!s) {

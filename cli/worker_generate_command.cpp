@@ -48,8 +48,9 @@ void add_worker_generate_command(CLI::App& worker, int& exit_code) {
       exit_code = 2;
       return;
     }
+    register_torch_engines();
     const spec_engine_factory make = [a](const engine_spec& spec) {
-      return engine_from_spec(spec, a->device, a->threads);
+      return generator_for_spec(spec, a->device, a->threads);
     };
     sigint_guard guard;  // Ctrl-C: say bye and stop
     auto r = run_generate_worker(a->o, make, sigint_guard::flag(), &std::cerr);

@@ -18,28 +18,14 @@ namespace adarl {
 
 namespace {
 
-// Rank `rank` of c's learner (the transformer's or the HF model's), built as rank 0
-// builds its own (torch_learner_of, hf_learner_of), until rank 0 ends the run.
+// Rank `rank` of c's learner, built as rank 0 builds its own (the registry's learner
+// rank of the kind), until rank 0 ends the run.
 result<uint64_t> serve_rank(const pipeline_config& c, uint32_t rank, int32_t threads,
                             const std::atomic<bool>* stop) {
-  auto announce = [rank](const replica_config& r) {
-    std::cout << "worker learn: rank " << rank << " of " << r.replicas
-              << ", joining rank 0's store at " << r.store << std::endl;
-  };
-  if (c.policy.kind == policy_kind::hf) {
-    auto codec = run_codec(c);  // the learner's padding
-    if (!codec) return codec.err();
-    auto l = hf_learner_of(c, **codec);
-    l.replicas.rank = rank;
-    if (threads > 0) l.policy.threads = threads;
-    announce(l.replicas);
-    return serve_hf_learner_replica(l, stop);
-  }
-  auto l = torch_learner_of(c);
-  l.replicas.rank = rank;
-  if (threads > 0) l.policy.threads = threads;
-  announce(l.replicas);
-  return serve_learner_replica(l, stop);
+  std::cout << "worker learn: rank " << rank << " of " << c.learner.replicas.replicas
+            << ", joining rank 0's store at " << c.learner.replicas.store << std::endl;
+  register_torch_engines();
+  return serve_learner_rank(c, rank, threads, stop);
 }
 
 }  // namespace
@@ -79,9 +65,9 @@ void add_worker_learn_command(CLI::App& worker, int& exit_code) {
       return;
     }
     const pipeline_config& c = *config;
-    if (c.policy.kind == policy_kind::simulated) {
-      std::cerr << "adarl worker learn: " << a->file
-                << ": model.kind simulated has no learner to replicate\n";
+    if (const auto& kind = kind_traits(c.policy.kind); !kind.trains_model) {
+      std::cerr << "adarl worker learn: " << a->file << ": model.kind " << kind.name
+                << " has no learner to replicate\n";
       exit_code = 2;
       return;
     }

@@ -13,6 +13,7 @@ set(ADARL_PUBLIC_HEADERS
   messages/interfaces.hpp
   # Engines: the generation and learner engine interfaces, the simulated ones.
   engines/engine.hpp
+  engines/engine_kind.hpp
   engines/sim/sim_engines.hpp
   engines/sim/simulated_policy.hpp
   tokenizers/text_codec.hpp
@@ -28,6 +29,7 @@ set(ADARL_PUBLIC_HEADERS
   actors/log.hpp
   actors/run_observer.hpp
   # The pipeline: config, builder, handle, task sources, cluster parts.
+  pipelines/engine_registry.hpp
   pipelines/pipeline.hpp
   pipelines/pipeline_config.hpp
   pipelines/pipeline_builder.hpp

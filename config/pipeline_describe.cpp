@@ -53,13 +53,15 @@ std::string describe_strategy(const strategy_config& s) {
 }
 
 std::string describe_policy(const policy_section& p) {
-  if (p.kind == policy_kind::simulated)
-    return "simulated policy (" + std::string(sim_optimizer_name(p.sim.optimizer)) + ")";
-  if (p.kind == policy_kind::hf)
-    return "hf " + p.hf_path + " (context " + text(p.model.max_len) + ", chat template " +
+  const engine_kind_traits& kind = kind_traits(p.kind);
+  if (!kind.trains_model)
+    return std::string(kind.name) + " policy (" +
+           std::string(sim_optimizer_name(p.sim.optimizer)) + ")";
+  if (kind.model_directory())
+    return std::string(kind.name) + " " + p.hf_path + " (context " + text(p.model.max_len) + ", chat template " +
            p.chat_template + ") on " + p.device;
   const auto& m = p.model;
-  std::string out = "transformer d_model " + text(m.d_model) + ", " + text(m.n_layers) +
+  std::string out = std::string(kind.name) + " d_model " + text(m.d_model) + ", " + text(m.n_layers) +
                     " layers, " + text(m.n_heads) + " heads (" +
                     text(m.parameter_count()) + " parameters) on " + p.device + ", ";
   if (!p.base_checkpoint.empty()) return out + "from " + p.base_checkpoint;

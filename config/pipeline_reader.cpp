@@ -143,27 +143,10 @@ void read_hf_model(config_map& m, policy_section& c) {
     fail_chat(m, format.err().message);
 }
 
-std::string_view policy_kind_name(policy_kind k) {
-  switch (k) {
-    case policy_kind::simulated:
-      return "simulated";
-    case policy_kind::hf:
-      return "hf";
-    case policy_kind::transformer:
-      break;
-  }
-  return "transformer";
-}
-
-result<policy_kind> parse_policy_kind(std::string_view name) {
-  for (auto k : {policy_kind::transformer, policy_kind::simulated, policy_kind::hf})
-    if (policy_kind_name(k) == name) return k;
-  return error{"expected transformer, simulated or hf, got \"" + std::string(name) + "\""};
-}
-
 void read_model(config_map m, policy_section& c) {
   read_enum(m, "kind", c.kind, &parse_policy_kind, &policy_kind_name);
-  if (c.kind == policy_kind::hf) {
+  const engine_kind_traits& kind = kind_traits(c.kind);
+  if (kind.model_directory()) {
     read_hf_model(m, c);
     if (m.has("base_checkpoint")) {
       m.fail("base_checkpoint", "not used with kind hf (model.path is the base policy)");
@@ -173,14 +156,14 @@ void read_model(config_map m, policy_section& c) {
     read_shape(m, c.model);
     for (const char* key : {"path", "chat_template", "system_prompt"})
       if (m.has(key)) {
-        m.fail(key, "only with kind hf");
+        m.fail(key, "only with kind hf (a model directory)");
         m.allow(key);
       }
   }
   m.get("device", c.device);
   if (!parse_device_name(c.device))
     m.fail("device", "expected cpu or cuda:N, got \"" + c.device + "\"");
-  if (c.kind != policy_kind::hf) m.get("base_checkpoint", c.base_checkpoint);
+  if (!kind.model_directory()) m.get("base_checkpoint", c.base_checkpoint);
   // The error_code overloads: a name too long for the file system is reported, not thrown.
   if (std::error_code ec;
       !c.base_checkpoint.empty() && !std::filesystem::exists(c.base_checkpoint, ec))
@@ -576,18 +559,18 @@ result<pipeline_config> read_pipeline_config(const YAML::Node& root,
   read_sampling(top.child("sampling"), c.sampling);
   read_actors(top.child("actors"), c.actors);
   read_learner(top.child("learner"), c.learner);
-  if (c.learner.replicas.replicas > 1 && c.policy.kind == policy_kind::simulated)
-    top.fail("learner.replicas", "expected 1 with model.kind simulated (it has no learner "
-                                 "to replicate), got \"" +
+  const engine_kind_traits& kind = kind_traits(c.policy.kind);
+  if (c.learner.replicas.replicas > 1 && !kind.trains_model)
+    top.fail("learner.replicas", "expected 1 with model.kind " + std::string(kind.name) +
+                                     " (it has no learner to replicate), got \"" +
                                      text(c.learner.replicas.replicas) + "\"");
   if (c.learner.autocast_bf16) {
     const std::string& device = c.learner.device.empty() ? c.policy.device : c.learner.device;
-    if (c.policy.kind == policy_kind::simulated || !is_cuda_device(device))
+    if (!kind.trains_model || !is_cuda_device(device))
       top.fail("learner.autocast_bf16",
                "expected false unless the learner runs on CUDA (bf16 autocast is CUDA only; "
                "the learner's device is " +
-                   std::string(c.policy.kind == policy_kind::simulated ? "simulated"
-                                                                       : "\"" + device + "\"") +
+                   (kind.trains_model ? "\"" + device + "\"" : std::string(kind.name)) +
                    "), got \"true\"");
   }
   read_eval(top.child("eval"), c.eval);

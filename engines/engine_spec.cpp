@@ -7,9 +7,10 @@ namespace adarl {
 using nlohmann::json;
 
 std::string encode_engine_spec(const engine_spec& s) {
-  const bool sim = s.kind == engine_spec::engine_kind::simulated;
-  const bool hf = s.kind == engine_spec::engine_kind::hf;
-  json j{{"kind", sim ? "simulated" : hf ? "hf" : "transformer"},
+  const engine_kind_traits& kind = kind_traits(s.kind);
+  const bool sim = !kind.trains_model;
+  const bool hf = kind.model_directory();
+  json j{{"kind", kind.name},
          {"capacity", s.capacity},
          {"sampling",
           {{"temperature", s.sampling.temperature},
@@ -56,13 +57,11 @@ result<engine_spec> decode_engine_spec(std::string_view text) {
   engine_spec s;
   try {
     const json j = json::parse(text);
-    const std::string kind = j.at("kind");
-    if (kind == "simulated")
-      s.kind = engine_spec::engine_kind::simulated;
-    else if (kind == "hf")
-      s.kind = engine_spec::engine_kind::hf;
-    else if (kind != "transformer")
-      return error{"engine spec: unknown kind \"" + kind + "\""};
+    const std::string name = j.at("kind");
+    auto parsed = parse_policy_kind(name);
+    if (!parsed) return error{"engine spec: kind: " + parsed.err().message};
+    s.kind = *parsed;
+    const engine_kind_traits& kind = kind_traits(s.kind);
     s.capacity = j.at("capacity");
     const auto& p = j.at("sampling");
     s.sampling.temperature = p.at("temperature");
@@ -70,7 +69,7 @@ result<engine_spec> decode_engine_spec(std::string_view text) {
     s.sampling.max_new_tokens = p.at("max_new_tokens");
     s.sampling.greedy = p.at("greedy");
     s.sampling.batch_invariant = p.at("batch_invariant");
-    if (s.kind == engine_spec::engine_kind::simulated) {
+    if (!kind.trains_model) {
       const auto& w = j.at("world");
       const auto& m = w.at("model");
       auto& c = s.world.model;
@@ -93,7 +92,7 @@ result<engine_spec> decode_engine_spec(std::string_view text) {
       s.latency.tail = l.at("tail");
       s.latency.max_steps = l.at("max_steps");
       s.latency.capacity = s.capacity;
-    } else if (s.kind == engine_spec::engine_kind::hf) {
+    } else if (kind.model_directory()) {
       s.hf_config = j.at("hf_config").get<std::string>();
       s.max_len = j.at("max_len");
       s.end_ids = j.at("end_ids").get<std::vector<int32_t>>();

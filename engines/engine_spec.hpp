@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/result.hpp"
+#include "engines/engine_kind.hpp"
 #include "engines/model_config.hpp"
 #include "engines/sim/sim_engines.hpp"
 #include "engines/train_config.hpp"
@@ -17,20 +18,19 @@ namespace adarl {
 
 /// The generation engine of a run, as data.
 struct engine_spec {
-  enum class engine_kind { transformer, simulated, hf };
-  engine_kind kind = engine_kind::transformer;
+  policy_kind kind = default_policy_kind;  ///< Its traits say which fields below it uses.
   uint32_t capacity = 64;       ///< Rows decoded together (a worker may override it).
   sampling_params sampling;     ///< batch_invariant set in deterministic runs.
-  // kind transformer: the shape and the tokenizer; the weights come as bytes.
+  // A warm-started kind (transformer): the shape and the tokenizer; the weights come as bytes.
   model_config model;
   std::string charset;
   uint64_t init_seed = 1;
-  // kind hf: the architecture as config.json's text (the worker needs no files: the
+  // A model-directory kind (hf): the architecture as config.json's text (the worker needs no files: the
   // weights come as bytes), the context, and the ids that end a completion.
   std::string hf_config;
   int32_t max_len = 0;
   std::vector<int32_t> end_ids;
-  // kind simulated: the world and the latency model.
+  // A kind that trains no model (simulated): the world and the latency model.
   sim_world world;
   sim_latency latency;
 };

@@ -1,9 +1,9 @@
 #include "experiments/run_engines.hpp"
 
 #include <filesystem>
+#include <mutex>
 #include <ostream>
 
-#include "engines/sim/sim_engines.hpp"
 #include "experiments/cache_dir.hpp"
 #include "experiments/run_tasks.hpp"
 #include "experiments/sft_job.hpp"
@@ -69,20 +69,8 @@ hf_policy_config hf_policy_of(const pipeline_config& c) {
   return policy;
 }
 
-}  // namespace
-
-learner_spec learner_spec_of(const pipeline_config& c) {
-  learner_spec l;
-  l.optimizer = c.learner.optimizer;
-  l.loss = c.learner.loss;
-  l.temperature = c.sampling.temperature;
-  l.micro_batch = int32_t(c.learner.micro_batch);
-  l.updates_per_step = int32_t(c.learner.updates_per_step);
-  l.autocast_bf16 = c.learner.autocast_bf16;
-  l.replicas = c.learner.replicas;
-  return l;
-}
-
+/// The HF learner's config of a run: model.path, learner.device (else model.device),
+/// the learner's settings and the codec's padding. Every rank builds its own from this.
 hf_learner_config hf_learner_of(const pipeline_config& c, const text_codec& codec) {
   hf_learner_config l;
   l.policy = hf_policy_of(c);
@@ -93,56 +81,8 @@ hf_learner_config hf_learner_of(const pipeline_config& c, const text_codec& code
   return l;
 }
 
-engine_factories hf_factories(const pipeline_config& c, const text_codec& codec,
-                              const replica_join_watch& join) {
-  hf_generator_config g;
-  g.policy = hf_policy_of(c);
-  g.policy.threads = c.actors.generator_threads;
-  g.capacity = c.actors.generator_capacity;
-  g.sampling = c.sampling;
-  g.end_ids = codec.end_ids();
-  const hf_learner_config l = hf_learner_of(c, codec);
-  engine_factories f;
-  f.generator = [g](uint32_t) { return make_hf_generator(g); };
-  f.learner = [l, join] { return make_hf_learner(l, join); };
-  return f;
-}
-
-engine_factories torch_factories(const pipeline_config& c, const std::string& base,
-                                 const replica_join_watch& join) {
-  if (c.policy.kind == policy_kind::hf) {
-    // The codec's end and pad ids (adarl compare builds engines without a prompt table).
-    auto codec = run_codec(c);
-    if (!codec) {
-      engine_factories f;
-      const auto e = codec.err();
-      f.generator = [e](uint32_t) -> result<std::unique_ptr<generation_engine>> { return e; };
-      f.learner = [e]() -> result<std::unique_ptr<learner_engine>> { return e; };
-      return f;
-    }
-    return hf_factories(c, **codec, join);
-  }
-  auto tok = *tokenizer::from_charset(tokenizer::default_charset());
-  torch_policy_config policy;
-  policy.model = c.policy.model;
-  policy.model.vocab_size = tok.size();
-  policy.charset = tok.charset();
-  policy.device = c.policy.device;
-  policy.init_checkpoint = base;
-  policy.init_seed = c.seed;
-  torch_generator_config g;
-  g.policy = policy;
-  g.policy.threads = c.actors.generator_threads;
-  g.capacity = c.actors.generator_capacity;
-  g.sampling = c.sampling;
-  torch_learner_config l = torch_learner_of(c);
-  l.policy.init_checkpoint = base;
-  engine_factories f;
-  f.generator = [g](uint32_t) { return make_torch_generator(g); };
-  f.learner = [l, join] { return make_torch_learner(l, join); };
-  return f;
-}
-
+/// The transformer learner's config of a run (its base checkpoint unset): learner.device
+/// (else model.device) and the learner's settings. Every rank builds its own from this.
 torch_learner_config torch_learner_of(const pipeline_config& c) {
   auto tok = *tokenizer::from_charset(tokenizer::default_charset());
   torch_learner_config l;
@@ -156,35 +96,136 @@ torch_learner_config torch_learner_of(const pipeline_config& c) {
   return l;
 }
 
-result<std::unique_ptr<generation_engine>> engine_from_spec(const engine_spec& spec,
-                                                            const std::string& device,
-                                                            int32_t threads) {
-  if (spec.kind == engine_spec::engine_kind::simulated) return sim_engine_of(spec);
-  if (spec.kind == engine_spec::engine_kind::hf) {
-    hf_generator_config h;
-    h.policy.config_json = spec.hf_config;  // weights come from the run as bytes
-    h.policy.max_len = spec.max_len;
-    h.policy.device = device;
-    h.policy.threads = threads;
-    h.policy.init_seed = spec.init_seed;
-    h.capacity = spec.capacity;
-    h.sampling = spec.sampling;
-    h.end_ids = spec.end_ids;
-    return make_hf_generator(h);
-  }
-  torch_generator_config g;
-  g.policy.model = spec.model;
-  g.policy.charset = spec.charset;
+/// The run's codec: the prompt table's, else opened from the config (adarl compare and
+/// a learner rank build engines without a prompt table).
+result<std::shared_ptr<const text_codec>> codec_of(const engine_request& r) {
+  if (r.prompts && r.prompts->codec) return r.prompts->codec;
+  return run_codec(*r.config);
+}
+
+/// What every kind's generator config takes from a spec: where it runs, its seed, its
+/// capacity and its sampling.
+template <class Config>
+Config generator_config(const engine_spec& spec, const std::string& device, int32_t threads) {
+  Config g;
   g.policy.device = device;
   g.policy.threads = threads;
   g.policy.init_seed = spec.init_seed;
   g.capacity = spec.capacity;
   g.sampling = spec.sampling;
-  return make_torch_generator(g);
+  return g;
+}
+
+/// The transformer's generator of a spec: its shape and tokenizer (the weights come from
+/// the run, or from init_checkpoint).
+torch_generator_config transformer_generator_config(const engine_spec& spec,
+                                                    const std::string& device, int32_t threads) {
+  auto g = generator_config<torch_generator_config>(spec, device, threads);
+  g.policy.model = spec.model;
+  g.policy.charset = spec.charset;
+  return g;
+}
+
+/// An HF generator of a spec: config.json's architecture, the context and the end ids
+/// (the weights come from the run as bytes, or from policy.path).
+hf_generator_config hf_generator_config_of(const engine_spec& spec, const std::string& device,
+                                           int32_t threads) {
+  auto g = generator_config<hf_generator_config>(spec, device, threads);
+  g.policy.config_json = spec.hf_config;
+  g.policy.max_len = spec.max_len;
+  g.end_ids = spec.end_ids;
+  return g;
+}
+
+/// The run's engine spec: what a remote generator of the run is built from, so that a
+/// local one is built the same way.
+engine_spec spec_of(const engine_request& r) {
+  static const prompt_table no_prompts;
+  return run_engine_spec(*r.config, r.prompts ? *r.prompts : no_prompts);
+}
+
+result<engine_factories> hf_engines(const engine_request& r) {
+  const pipeline_config& c = *r.config;
+  auto codec = codec_of(r);
+  if (!codec) return codec.err();
+  auto g = hf_generator_config_of(spec_of(r), c.policy.device, c.actors.generator_threads);
+  g.policy.path = c.policy.hf_path;  // the weights from model.path
+  g.end_ids = (*codec)->end_ids();
+  const hf_learner_config l = hf_learner_of(c, **codec);
+  engine_factories f;
+  f.generator = [g](uint32_t) { return make_hf_generator(g); };
+  f.learner = [l, join = r.join] { return make_hf_learner(l, join); };
+  return f;
+}
+
+result<engine_factories> transformer_engines(const engine_request& r) {
+  const pipeline_config& c = *r.config;
+  if (r.base.empty()) return error{"model.kind transformer: its engines need a base checkpoint"};
+  auto g = transformer_generator_config(spec_of(r), c.policy.device, c.actors.generator_threads);
+  g.policy.init_checkpoint = r.base;
+  torch_learner_config l = torch_learner_of(c);
+  l.policy.init_checkpoint = r.base;
+  engine_factories f;
+  f.generator = [g](uint32_t) { return make_torch_generator(g); };
+  f.learner = [l, join = r.join] { return make_torch_learner(l, join); };
+  return f;
+}
+
+result<std::unique_ptr<generation_engine>> hf_generator_of(const engine_spec& spec,
+                                                           const std::string& device,
+                                                           int32_t threads) {
+  return make_hf_generator(hf_generator_config_of(spec, device, threads));
+}
+
+result<std::unique_ptr<generation_engine>> transformer_generator_of(const engine_spec& spec,
+                                                                    const std::string& device,
+                                                                    int32_t threads) {
+  return make_torch_generator(transformer_generator_config(spec, device, threads));
+}
+
+result<uint64_t> hf_learner_rank(const pipeline_config& c, uint32_t rank, int32_t threads,
+                                 const std::atomic<bool>* stop) {
+  auto codec = run_codec(c);  // the learner's padding
+  if (!codec) return codec.err();
+  auto l = hf_learner_of(c, **codec);
+  l.replicas.rank = rank;
+  if (threads > 0) l.policy.threads = threads;
+  return serve_hf_learner_replica(l, stop);
+}
+
+result<uint64_t> transformer_learner_rank(const pipeline_config& c, uint32_t rank,
+                                          int32_t threads, const std::atomic<bool>* stop) {
+  auto l = torch_learner_of(c);
+  l.replicas.rank = rank;
+  if (threads > 0) l.policy.threads = threads;
+  return serve_learner_replica(l, stop);
+}
+
+}  // namespace
+
+void register_torch_engines() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    register_engines(policy_kind::transformer,
+                     {&transformer_engines, &transformer_generator_of, &transformer_learner_rank});
+    register_engines(policy_kind::hf, {&hf_engines, &hf_generator_of, &hf_learner_rank});
+  });
+}
+
+learner_spec learner_spec_of(const pipeline_config& c) {
+  learner_spec l;
+  l.optimizer = c.learner.optimizer;
+  l.loss = c.learner.loss;
+  l.temperature = c.sampling.temperature;
+  l.micro_batch = int32_t(c.learner.micro_batch);
+  l.updates_per_step = int32_t(c.learner.updates_per_step);
+  l.autocast_bf16 = c.learner.autocast_bf16;
+  l.replicas = c.learner.replicas;
+  return l;
 }
 
 result<bool> check_device(const pipeline_config& c) {
-  if (c.policy.kind == policy_kind::simulated) return true;
+  if (!kind_traits(c.policy.kind).trains_model) return true;
   auto d = parse_device(c.policy.device);
   if (!d) return error{"model.device: " + d.err().message};
   if (!c.learner.device.empty())
@@ -195,12 +236,17 @@ result<bool> check_device(const pipeline_config& c) {
 
 result<engine_factories> run_engines(const pipeline_config& c, prompt_table_ptr prompts,
                                      std::ostream& log, const replica_join_watch& join) {
-  if (c.policy.kind == policy_kind::simulated) return sim_factories(c, prompts);
-  // An HF checkpoint is its own base: no SFT warm start.
-  if (c.policy.kind == policy_kind::hf) return hf_factories(c, *prompts->codec, join);
-  auto base = base_checkpoint(c, log, join.stop);
-  if (!base) return base.err();
-  return torch_factories(c, *base, join);
+  register_torch_engines();
+  engine_request r;
+  r.config = &c;
+  r.prompts = std::move(prompts);
+  r.join = join;
+  if (kind_traits(c.policy.kind).sft_warm_start()) {
+    auto base = base_checkpoint(c, log, join.stop);
+    if (!base) return base.err();
+    r.base = *base;
+  }
+  return engines_for(r);
 }
 
 }  // namespace adarl

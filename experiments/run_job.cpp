@@ -138,7 +138,8 @@ run_job_result train(const run_io& j, pipeline_config& c, const prompt_table_ptr
   join.on_wait = say_rank_wait(j, waited);
   // A resumed run of the built-in policy takes its weights from the checkpoint: the SFT
   // warm start (possibly gone from the cache) is not needed to start from it.
-  if (!o.resume_from.empty() && c.policy.kind == policy_kind::transformer &&
+  const engine_kind_traits& kind = kind_traits(c.policy.kind);
+  if (!o.resume_from.empty() && kind.sft_warm_start() &&
       c.policy.base_checkpoint.empty() &&
       std::filesystem::exists(o.resume_from + "/meta.json")) {
     c.policy.base_checkpoint = o.resume_from;
@@ -152,7 +153,7 @@ run_job_result train(const run_io& j, pipeline_config& c, const prompt_table_ptr
     return said(j, run_status::failed, c.out, "run: warm start: " + engines.err().message);
   if (j.stop.load())
     return stopped_before_training(j, c,
-                                   c.policy.kind == policy_kind::transformer
+                                   kind.sft_warm_start()
                                        ? "after the warm start (cached: the next run starts from it)"
                                        : "before the pipeline started",
                                    w.log);

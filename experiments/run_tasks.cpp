@@ -18,7 +18,7 @@ constexpr int32_t min_answer_room = 8;
 }  // namespace
 
 result<std::shared_ptr<const text_codec>> run_codec(const pipeline_config& c) {
-  if (c.policy.kind == policy_kind::hf) {
+  if (kind_traits(c.policy.kind).model_directory()) {
     hf_text_options o;
     o.chat = parse_chat_template_choice(c.policy.chat_template)
                  .value_or(chat_template_choice::automatic);
@@ -92,7 +92,7 @@ result<prompt_table_ptr> make_run_prompts(const pipeline_config& c,
   }
   auto table = build_prompt_table(train, held, std::move(*codec), format, place);
   if (!table) return table.err();
-  if (c.policy.kind != policy_kind::simulated)
+  if (kind_traits(c.policy.kind).trains_model)
     for (const auto& r : table->rows)
       if (int32_t(r.tokens.size()) + min_answer_room > c.policy.model.max_len)
         return error{(origin ? item_origin(*origin, r.item) : std::string()) + "task \"" +
@@ -128,7 +128,7 @@ result<sft_example> sft_example_of(const tokenizer& tok, const task_item& item,
 }
 
 result<bool> check_sft_items(const pipeline_config& c) {
-  if (c.policy.kind != policy_kind::transformer || !c.policy.base_checkpoint.empty() ||
+  if (!kind_traits(c.policy.kind).sft_warm_start() || !c.policy.base_checkpoint.empty() ||
       c.policy.sft_steps == 0)
     return true;
   auto set = sft_task_set(c);

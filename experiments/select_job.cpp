@@ -90,9 +90,14 @@ result<std::vector<uint32_t>> measure(const pipeline_config& c, const select_job
   e.metrics.listen.clear();
   auto table = make_run_prompts(e, {job.pool.front()}, job.pool);
   if (!table) return table.err();
-  engine_factories engines = e.policy.kind == policy_kind::simulated
-                                 ? sim_factories(e, *table)
-                                 : torch_factories(e, job.policy);
+  register_torch_engines();
+  engine_request request;
+  request.config = &e;
+  request.prompts = *table;
+  request.base = job.policy;
+  auto built = engines_for(request);
+  if (!built) return built.err();
+  const engine_factories engines = std::move(*built);
   auto seen = std::make_shared<first_eval>();
   std::atomic<bool> stop{false}, finished{false};
   bool interrupted = false;
@@ -172,17 +177,15 @@ result<selection> select_prompts(const pipeline_config& c, const select_job& job
                                  std::ostream& log) {
   if (auto bad = check_window(job.window); !bad.empty()) return error{bad};
   if (job.pool.empty()) return error{"the pool holds no prompts"};
-  std::string identity;
-  if (c.policy.kind == policy_kind::transformer) {
+  // The kind and its policy: a warm-started kind's base checkpoint by its bytes, any
+  // other by its fingerprint (pipelines/engine_registry.hpp).
+  std::string identity = std::string(policy_kind_name(c.policy.kind)) + ":";
+  if (kind_traits(c.policy.kind).sft_warm_start()) {
     auto id = policy_identity(job.policy);
     if (!id) return id.err();
-    identity = "transformer:" + *id;
-  } else if (c.policy.kind == policy_kind::hf) {
-    identity = "hf:" + c.policy.hf_path;
+    identity += *id;
   } else {
-    std::ostringstream s;
-    s << "simulated:" << c.policy.sim.mean_logit << ' ' << c.policy.sim.sd_logit;
-    identity = s.str();
+    identity += policy_fingerprint(c.policy);
   }
   select_pool pool = job.describe;
   pool.sampling = sampling_text(c);

@@ -7,6 +7,7 @@
 #include "engines/engine_spec.hpp"
 #include "net/generate_hub.hpp"
 #include "net/verify_hub.hpp"
+#include "pipelines/engine_registry.hpp"
 #include "pipelines/pipeline.hpp"
 
 namespace adarl {

@@ -4,9 +4,8 @@
 
 #include <algorithm>
 
-#include "base/atomic_file.hpp"
 #include "engines/sim/sim_engines.hpp"
-#include "formats/hf_config.hpp"
+#include "pipelines/engine_registry.hpp"
 #include "pipelines/pipeline_handle.hpp"
 
 namespace adarl {
@@ -22,34 +21,6 @@ struct pipeline_system_config : caf::actor_system_config {
 };
 
 }  // namespace
-
-engine_spec run_engine_spec(const pipeline_config& c, const prompt_table& prompts) {
-  engine_spec s;
-  s.capacity = c.actors.generator_capacity;
-  s.sampling = c.sampling;
-  if (c.policy.kind == policy_kind::simulated) {
-    s.kind = engine_spec::engine_kind::simulated;
-    s.world.model = c.policy.sim;
-    s.world.train = prompts.train;
-    s.world.seed = c.seed;
-    for (const auto& r : prompts.rows) s.world.answers.push_back(r.item.answer);
-    s.latency = c.actors.sim_latency;
-    s.latency.capacity = s.capacity;
-  } else if (c.policy.kind == policy_kind::hf) {
-    s.kind = engine_spec::engine_kind::hf;
-    // Validated with the config; unreadable now, the worker reports the empty text.
-    if (auto text = read_text_file(c.policy.hf_path + "/config.json")) s.hf_config = *text;
-    s.max_len = c.policy.model.max_len;
-    if (prompts.codec) s.end_ids = prompts.codec->end_ids();
-    s.init_seed = c.seed;
-  } else {
-    s.model = c.policy.model;
-    s.charset = tokenizer::default_charset();
-    s.model.vocab_size = int32_t(s.charset.size()) + tokenizer::num_special;
-    s.init_seed = c.seed;
-  }
-  return s;
-}
 
 result<std::unique_ptr<generation_engine>> sim_engine_of(const engine_spec& spec) {
   auto tok = tokenizer::from_charset(tokenizer::default_charset());

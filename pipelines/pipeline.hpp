@@ -73,10 +73,6 @@ result<run_outcome> run_pipeline(const pipeline_config& config, prompt_table_ptr
 /// answers are the prompt table's reference answers.
 engine_factories sim_factories(const pipeline_config& config, prompt_table_ptr prompts);
 
-/// The generation engine of a run as data, for workers on other machines: the
-/// transformer's shape, tokenizer and sampling, or the simulated world.
-engine_spec run_engine_spec(const pipeline_config& config, const prompt_table& prompts);
-
 /// The simulated generation engine of a spec (kind simulated).
 result<std::unique_ptr<generation_engine>> sim_engine_of(const engine_spec& spec);
 

@@ -10,6 +10,7 @@
 
 #include "algorithms/remote_pool.hpp"
 #include "algorithms/tracker_core.hpp"
+#include "engines/engine_kind.hpp"
 #include "engines/model_config.hpp"
 #include "engines/replica_config.hpp"
 #include "engines/sim/sim_engines.hpp"
@@ -18,16 +19,9 @@
 
 namespace adarl {
 
-/// Which policy the pipeline trains.
-enum class policy_kind {
-  transformer,  ///< The built-in LibTorch transformer (models/).
-  simulated,    ///< The simulated policy (no model; tests, benches, scale runs).
-  hf,           ///< A Hugging Face checkpoint of the Qwen2 / Llama family (model.path).
-};
-
 /// `model:` and `sft:` - the policy and its warm start.
 struct policy_section {
-  policy_kind kind = policy_kind::transformer;
+  policy_kind kind = default_policy_kind;  ///< engines/engine_kind.hpp
   model_config model;              ///< vocab_size comes from the tokenizer.
   std::string device = "cpu";      ///< Learner device; "cpu" or "cuda:N".
   std::string base_checkpoint;     ///< Start RL from this; "" = SFT warm start (cached).

@@ -23,6 +23,7 @@
 #include "actors/verifier.hpp"
 #include "base/atomic_file.hpp"
 #include "base/clock.hpp"
+#include "pipelines/engine_registry.hpp"
 
 namespace adarl {
 
@@ -55,14 +56,10 @@ result<bool> resume_budget(const std::string& dir, uint64_t version, tracker_sta
   if (restored.next_step == 0) return true;
   auto carried = read_carried_steps(dir + "/carried.cbor");
   if (!carried) return carried.err();
-  budget_point last{{totals.last_step_samples, 0}, {totals.samples, totals.tokens}};
-  for (const auto& [step, r] : carried->reports) {
-    if (step < version) continue;
-    last.step = {r.samples, r.tokens};
-    last.through.samples += r.samples;
-    last.through.tokens += r.tokens;
-  }
-  restored.budget.emplace_back(restored.next_step - 1, last);
+  const budget_point before{{totals.last_step_samples, 0}, {totals.samples, totals.tokens}};
+  restored.budget.emplace_back(restored.next_step - 1,
+                               fill_carried_totals(*carried, version, before.through)
+                                   .value_or(before));
   return false;
 }
 
@@ -313,12 +310,14 @@ result<bool> pipeline_handle::impl::start(prompt_table_ptr prompts, pipeline_com
   uint64_t resumed_version = 0;
   if (auto ok = read_resume(restored, resumed_version); !ok) return ok.err();
   if (!parts.engines.generator || !parts.engines.learner) {
-    if (c.policy.kind != policy_kind::simulated)
-      return error{"model.kind: only the simulated policy has engines in libadarl; pass "
-                   "yours in pipeline_components::engines"};
-    auto sim = sim_factories(c, prompts);
-    if (!parts.engines.generator) parts.engines.generator = sim.generator;
-    if (!parts.engines.learner) parts.engines.learner = sim.learner;
+    engine_request request;
+    request.config = &c;
+    request.prompts = prompts;
+    auto built = engines_for(request);
+    if (!built)
+      return error{built.err().message + "; or pass yours in pipeline_components::engines"};
+    if (!parts.engines.generator) parts.engines.generator = built->generator;
+    if (!parts.engines.learner) parts.engines.learner = built->learner;
   }
   auto tok = tokenizer::from_charset(tokenizer::default_charset());
   if (!tok) return tok.err();

@@ -44,9 +44,9 @@ using verifier_factory = std::function<result<verifier_actor>(const verifier_con
 
 /// The caller's parts of a pipeline; an unset member means adarl's own.
 struct pipeline_components {
-  /// The engines (engines/engine.hpp). Unset: the simulated ones (sim_factories) for
-  /// model.kind simulated; any other kind needs engines here (the LibTorch engines are
-  /// not part of libadarl).
+  /// The engines (engines/engine.hpp). Unset: those of the registry
+  /// (pipelines/engine_registry.hpp): the simulated ones built in, the LibTorch ones once
+  /// register_torch_engines() has run (they are not part of libadarl).
   engine_factories engines;
   /// The named verifiers task items refer to (task_item::verifier). Unset: the built-in
   /// ones (verifier_registry::with_builtins); add yours to that with add().

@@ -226,5 +226,29 @@ TEST(CheckpointFilesTest, ResumeFallsBackToTheNewestCompleteCheckpoint) {
       << none.err().message;
 }
 
+TEST(CheckpointFilesTest, CarriedReportsOfAnOldCheckpointGetTheirTotalsInStepOrder) {
+  carried_steps c;
+  for (uint64_t step : {4, 5, 6}) {
+    step_report r;
+    r.step = step;
+    r.samples = 10 * step;
+    r.tokens = 100 * step;
+    c.reports[step] = r;
+  }
+  // Resumed at version 5: step 4 was trained before, its report is left as it is.
+  auto last = fill_carried_totals(c, 5, {1000, 9000});
+  ASSERT_TRUE(last);
+  EXPECT_EQ(c.reports[4].cumulative_samples, 0u);
+  EXPECT_EQ(c.reports[5].cumulative_samples, 1050u);
+  EXPECT_EQ(c.reports[5].cumulative_tokens, 9500u);
+  EXPECT_EQ(c.reports[6].cumulative_samples, 1110u);
+  EXPECT_EQ(c.reports[6].cumulative_tokens, 10100u);
+  EXPECT_EQ(last->step.samples, 60u);
+  EXPECT_EQ(last->step.tokens, 600u);
+  EXPECT_EQ(last->through.samples, 1110u);
+  EXPECT_EQ(last->through.tokens, 10100u);
+  EXPECT_FALSE(fill_carried_totals(c, 7, {1000, 9000}));
+}
+
 }  // namespace
 }  // namespace adarl

@@ -158,6 +158,10 @@ TEST(PipelineBuilderTest, StartErrorsNameTheirCause) {
   ASSERT_FALSE(no_engine);
   EXPECT_NE(no_engine.err().message.find("pipeline_components::engines"), std::string::npos)
       << no_engine.err().message;
+  EXPECT_NE(no_engine.err().message.find("model.kind transformer"), std::string::npos)
+      << no_engine.err().message;
+  EXPECT_NE(no_engine.err().message.find("register_torch_engines"), std::string::npos)
+      << no_engine.err().message;
   // A verifier factory that fails.
   auto failing = pipeline_builder(sim_config(out))
                      .verifier_actors([](const verifier_context& ctx) -> result<verifier_actor> {

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "experiments/run_engines.hpp"
 #include "experiments/run_job.hpp"
 
 namespace adarl {
@@ -131,6 +132,36 @@ TEST(RunJobTest, AStopBeforeThePipelineStartsTrainsNothingAndSaysHowToGoOn) {
             std::string::npos)
       << r.out;
   EXPECT_FALSE(fs::exists(d.path + "/metrics.jsonl"));
+}
+
+TEST(TorchEnginesTest, RegisteringMakesTheLibTorchKindsBuildTheirOwnEngines) {
+  register_torch_engines();
+  register_torch_engines();  // idempotent
+  pipeline_config t;
+  t.policy.kind = policy_kind::transformer;
+  engine_request r;
+  r.config = &t;
+  auto none = engines_for(r);  // registered: it asks for its base, not for registration
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.err().message, "model.kind transformer: its engines need a base checkpoint");
+  pipeline_config h;
+  h.policy.kind = policy_kind::hf;
+  h.policy.hf_path = ::testing::TempDir() + "adarl_no_such_model";
+  r.config = &h;
+  auto missing = engines_for(r);  // the codec of model.path, opened by the hf kind
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.err().message.rfind("model.path: ", 0), 0u) << missing.err().message;
+  engine_spec spec;
+  spec.kind = policy_kind::transformer;
+  spec.model.d_model = 16;
+  spec.model.n_heads = 2;
+  spec.model.n_layers = 1;
+  spec.model.d_ff = 32;
+  spec.model.max_len = 32;
+  spec.charset = tokenizer::default_charset();
+  spec.model.vocab_size = int32_t(spec.charset.size()) + tokenizer::num_special;
+  auto g = generator_for_spec(spec, "cpu", 1);
+  EXPECT_TRUE(g) << g.err().message;
 }
 
 }  // namespace

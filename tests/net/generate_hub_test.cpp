@@ -106,7 +106,7 @@ struct RemoteGeneratorTest : testing::Test {
     s.window = window;
     s.weights_path = weights_path;
     engine_spec spec;
-    spec.kind = engine_spec::engine_kind::simulated;
+    spec.kind = policy_kind::simulated;
     s.engine = encode_engine_spec(spec);
     s.prompts = prompts;
     s.tracker = caf::actor_cast<generator_pool_actor>(self);

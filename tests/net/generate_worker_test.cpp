@@ -126,7 +126,7 @@ TEST(GenerateWorker, RefusesDamagedChunksAndTakesEachVersionWhole) {
   EXPECT_EQ(hello.type, "hello");
   EXPECT_EQ(hello.role, "generate");
   engine_spec spec;
-  spec.kind = engine_spec::engine_kind::simulated;
+  spec.kind = policy_kind::simulated;
   const uint64_t session = 42;
   run.send(encode_setup(session, encode_engine_spec(spec), 0.2));
 
