@@ -33,16 +33,4 @@ std::vector<std::string> state_differences(const std::map<std::string, std::stri
   return out;
 }
 
-result<std::map<std::string, std::string>> read_config_values(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) return error{file + ": cannot open (a checkpoint without the run's config)"};
-  try {
-    const auto j = nlohmann::json::parse(in);
-    if (j.value("format", "") != "adarl-config-1") return error{file + ": not a run config"};
-    return j.at("values").get<std::map<std::string, std::string>>();
-  } catch (const nlohmann::json::exception& e) {
-    return error{file + ": corrupt run config (" + std::string(e.what()) + ")"};
-  }
-}
-
 }  // namespace adarl

@@ -21,8 +21,4 @@ bool is_state_key(const std::string& key);
 std::vector<std::string> state_differences(const std::map<std::string, std::string>& saved,
                                            const std::map<std::string, std::string>& now);
 
-/// Reads the effective values of a checkpoint's config.json (actors/checkpoint_files.hpp);
-/// an unreadable file is an error naming it.
-result<std::map<std::string, std::string>> read_config_values(const std::string& file);
-
 }  // namespace adarl

@@ -14,6 +14,7 @@
 #include "algorithms/paired_stats.hpp"
 #include "algorithms/step_summary.hpp"
 #include "base/json_lines.hpp"
+#include "report/run_facts.hpp"
 
 namespace adarl {
 
@@ -130,17 +131,6 @@ double updates_of(const json& l) {
   return number(l, "trained_samples") > 0 && !l.contains("nonfinite") ? 1.0 : 0.0;
 }
 
-/// Samples of the line's fallback groups: exact where the line counts samples per exit;
-/// older lines give an upper bound (every fallback prompt at the step's largest pool).
-double fallback_samples_of(const json& l) {
-  if (auto x = l.find("exit_samples"); x != l.end() && x->is_object())
-    return number(*x, "fallback_missing_positives") + number(*x, "fallback_missing_negatives");
-  if (auto e = l.find("exits"); e != l.end() && e->is_object())
-    return (number(*e, "fallback_missing_positives") + number(*e, "fallback_missing_negatives")) *
-           number(l, "samples_per_prompt_max");
-  return 0;
-}
-
 /// Adds the line's per-prompt visits, when it has them.
 void add_visits(const json& l, step_tally& t) {
   auto v = l.find("visits");
@@ -200,7 +190,7 @@ step_tally tally_steps(const std::vector<json>& steps, const compare_settings& s
     }
     rewards.push_back(number(l, "real_reward"));
     t.reward_at.push_back({v, cs, ct, el});
-    t.fallback_samples += fallback_samples_of(l);
+    t.fallback_samples += never_exited_samples(l);
     for (const char* key : diagnostic_keys)
       if (auto x = l.find(key); x != l.end() && x->is_number()) {
         auto& [sum, count] = t.diagnostics[key];

@@ -6,6 +6,7 @@
 
 #include <spdlog/logger.h>
 
+#include "base/run_config_file.hpp"
 #include "config/pipeline_reader.hpp"
 #include "config/resume_check.hpp"
 #include "experiments/run_dir.hpp"
@@ -71,7 +72,7 @@ run_ended checked_resume(const run_io& j, const pipeline_config& c, run_options&
     const bool any = fs::exists(a.resume + "/checkpoints/latest") ||
                      fs::exists(a.resume + "/checkpoint.json");
     if (!any && fs::exists(a.resume + "/metrics.jsonl")) {
-      auto saved = read_config_values(a.resume + "/config.json");
+      auto saved = read_run_config(a.resume + "/config.json");
       if (saved)
         if (auto refused = same_state(j, c, a.resume, *saved)) return refused;
       j.err << "--resume: " << a.resume
@@ -82,7 +83,7 @@ run_ended checked_resume(const run_io& j, const pipeline_config& c, run_options&
     return said(j, run_status::refused, "", "--resume: " + ckpt.err().message);
   }
   if (!note.empty()) j.err << "--resume: " << note << "\n";
-  auto saved = read_config_values(*ckpt + "/config.json");
+  auto saved = read_run_config(*ckpt + "/config.json");
   if (!saved && !a.resume_force)
     return said(j, run_status::refused, "",
                 "--resume: " + saved.err().message +

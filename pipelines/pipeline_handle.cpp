@@ -23,6 +23,7 @@
 #include "actors/verifier.hpp"
 #include "base/atomic_file.hpp"
 #include "base/clock.hpp"
+#include "base/run_config_file.hpp"
 #include "pipelines/engine_registry.hpp"
 
 namespace adarl {
@@ -61,13 +62,6 @@ result<bool> resume_budget(const std::string& dir, uint64_t version, tracker_sta
                                fill_carried_totals(*carried, version, before.through)
                                    .value_or(before));
   return false;
-}
-
-/// The run's effective config as JSON (config.json in the run and each checkpoint).
-std::string config_json(const pipeline_config& c) {
-  nlohmann::json j = nlohmann::json::object();
-  for (const auto& [key, value] : c.effective) j[key] = value;
-  return nlohmann::json{{"format", "adarl-config-1"}, {"values", std::move(j)}}.dump(1) + "\n";
 }
 
 /// What a failed run keeps, in words: why its last checkpoint was not written (`failure`,
@@ -330,7 +324,7 @@ result<bool> pipeline_handle::impl::start(prompt_table_ptr prompts, pipeline_com
   run_log = log_failures_end_run(o.logger ? o.logger : stream_log(o.log), supervisor);
   log = component_log(run_log, "run");
 
-  const std::string config_text = config_json(c);
+  const std::string config_text = run_config_text(c.effective);
   auto totals = open_run_dir(restored.has_value(), resumed_version, config_text, supervisor);
   if (!totals) return totals.err();
   if (restored) {

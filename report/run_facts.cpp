@@ -48,6 +48,17 @@ struct round_use {
   double never_prompts = 0, never_samples = 0, round1_samples = 0;
 };
 
+/// The fallback exit kinds' counts in `group` (a line's exits or exit_samples); nullopt
+/// when the line has no such object.
+std::optional<double> never_count(const json& line, const char* group) {
+  const auto e = line.find(group);
+  if (e == line.end() || !e->is_object()) return std::nullopt;
+  double n = 0;
+  for (exit_kind k : {exit_kind::fallback_missing_positives, exit_kind::fallback_missing_negatives})
+    n += num(*e, std::string(exit_key(k)).c_str());
+  return n;
+}
+
 round_use rounds_of(const json& line) {
   round_use u;
   if (const auto r = line.find("rounds"); r != line.end() && r->is_array())
@@ -60,13 +71,9 @@ round_use rounds_of(const json& line) {
   if (u.units <= 0) return u;
   u.samples = num(line, "samples");
   const double per_round = u.samples / u.units;
-  const std::string never[] = {std::string(exit_key(exit_kind::fallback_missing_positives)),
-                               std::string(exit_key(exit_kind::fallback_missing_negatives))};
-  if (const auto e = line.find("exits"); e != line.end() && e->is_object())
-    u.never_prompts = num(*e, never[0].c_str()) + num(*e, never[1].c_str());
-  u.never_samples = u.never_prompts * most * per_round;
-  if (const auto e = line.find("exit_samples"); e != line.end() && e->is_object())
-    u.never_samples = num(*e, never[0].c_str()) + num(*e, never[1].c_str());
+  u.never_prompts = never_count(line, "exits").value_or(0);
+  u.never_samples =
+      never_count(line, "exit_samples").value_or(u.never_prompts * most * per_round);
   u.round1_samples = u.prompts.size() > 1 ? u.prompts[1] * per_round : 0.0;
   return u;
 }
@@ -381,6 +388,12 @@ json run_facts(const std::vector<json>& steps, std::vector<json> evals,
   out["reach"] = reach(out, o);
   add_sums(sums, out);
   return out;
+}
+
+double never_exited_samples(const json& line) {
+  if (auto exact = never_count(line, "exit_samples")) return *exact;
+  if (const round_use u = rounds_of(line); u.units > 0) return u.never_samples;
+  return never_count(line, "exits").value_or(0) * num(line, "samples_per_prompt_max");
 }
 
 std::string run_strategy_kind(const json& config, const json& exits) {

@@ -53,6 +53,14 @@ namespace adarl {
 nlohmann::json run_facts(const std::vector<nlohmann::json>& steps,
                          std::vector<nlohmann::json> evals, const run_report_options& o);
 
+/// The samples a step line spent on prompts that never exited (the fallback exit kinds):
+/// their `exit_samples` where the line has them; else their count times the most rounds
+/// of the step's `rounds` histogram (they drew them), each round the step's samples over
+/// its rounds; else (no histogram) their count times samples_per_prompt_max, an upper
+/// bound. The one estimate of it: the run page's never-exited share and compare.json's
+/// fallback_share both come from here.
+double never_exited_samples(const nlohmann::json& line);
+
 /// The strategy kind of a run: config.json's strategy.kind when `config` has it, else
 /// what the exits say (ada-seq for pos, balance or fallback exits, ada-est for
 /// allocated, dapo for dropped, grpo for uniform; "" when none).

@@ -7,6 +7,7 @@
 
 #include "base/atomic_file.hpp"
 #include "base/json_lines.hpp"
+#include "base/run_config_file.hpp"
 #include "report/report.hpp"
 #include "report/run_facts.hpp"
 #include "report/run_page.hpp"
@@ -21,16 +22,9 @@ using json = nlohmann::json;
 result<json> read_config_values(const std::string& dir) {
   const std::string file = dir + "/config.json";
   if (!std::filesystem::exists(file)) return json::object();
-  std::ifstream f(file);
-  json j = json::parse(f, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) return error{file + ": not a JSON object"};
-  const auto v = j.find("values");
-  if (v == j.end() || !v->is_object()) return error{file + ": no \"values\" object"};
-  for (const auto& [key, value] : v->items())
-    if (!value.is_string())
-      return error{file + ": values." + key + ": expected a string, got " +
-                   value.type_name()};
-  return *v;
+  auto values = read_run_config(file);
+  if (!values) return values.err();
+  return json(*values);
 }
 
 /// The config's seed as a number; null when the config has none or it is not a count.

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "report/run_facts.hpp"
 #include "report/run_page.hpp"
 #include "tests/report/run_fixture.hpp"
 
@@ -131,6 +132,21 @@ TEST(RunReportTest, SeqDecisionsGiveTheSharesOfSamplesByHowPromptsExited) {
       std::string::npos);
 }
 
+// The samples on never-exited prompts: exact from exit_samples, else from the rounds
+// histogram (they drew the step's most rounds), else at samples_per_prompt_max.
+TEST(RunReportTest, NeverExitedSamplesHaveOneEstimate) {
+  const json exits = {{"fallback_missing_positives", 2}, {"fallback_missing_negatives", 1},
+                      {"balance", 5}};
+  json line = {{"samples", 200}, {"samples_per_prompt_max", 40}, {"exits", exits}};
+  EXPECT_EQ(never_exited_samples(line), 3 * 40.0);
+  // 5 prompts in 1 round, 3 in 3 rounds (the most): 14 rounds, 200 / 14 samples each.
+  line["rounds"] = {0, 5, 0, 3};
+  EXPECT_NEAR(never_exited_samples(line), 3 * 3 * 200.0 / 14, 1e-9);
+  line["exit_samples"] = {{"fallback_missing_positives", 50}, {"fallback_missing_negatives", 21}};
+  EXPECT_EQ(never_exited_samples(line), 71.0);
+  EXPECT_EQ(never_exited_samples(json{{"samples", 10}}), 0.0);
+}
+
 TEST(RunReportTest, TheEstimatorsReliabilityCurvePoolsTheStepsBins) {
   const std::string dir = fixture_dir("reliability");
   testing_run::write_seq_run(dir);
@@ -243,7 +259,8 @@ TEST(RunReportTest, WithoutConfigTheSeedIsUnknownAndTheStrategyComesFromTheExits
 TEST(RunReportTest, BadFilesAreErrorsNamingThem) {
   const std::string dir = fixture_dir("bad");
   testing_run::write_seq_run(dir);
-  std::ofstream(dir + "/config.json") << "{\"values\": {\"seed\": 1}}";
+  std::ofstream(dir + "/config.json")
+      << "{\"format\": \"adarl-config-1\", \"values\": {\"seed\": 1}}";
   auto data = run_report_data(dir, {});
   ASSERT_FALSE(data);
   EXPECT_EQ(data.err().message,
