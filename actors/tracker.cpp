@@ -77,29 +77,7 @@ step_report make_report(const tracker_state_t& st, uint64_t step) {
   step_report r;
   r.step = step;
   if (const step_summary* s = st.core->summary(step)) {
-    r.prompts = s->prompts;
-    r.trainable = s->trainable;
-    r.zero_gradient = s->zero_gradient;
-    r.samples = s->samples;
-    r.tokens = s->tokens;
-    r.kept_samples = s->kept_samples;
-    r.max_samples = s->max_samples;
-    r.real_reward = s->real_reward();
-    r.exits.assign(s->exits.begin(), s->exits.end());
-    r.exit_samples.assign(s->exit_samples.begin(), s->exit_samples.end());
-    r.rounds = s->rounds;
-    r.rate_prompts.assign(s->rate_prompts.begin(), s->rate_prompts.end());
-    r.rate_samples.assign(s->rate_samples.begin(), s->rate_samples.end());
-    r.prior_brier = s->prior_fit.brier;
-    r.prior_log_loss = s->prior_fit.log_loss;
-    r.prior_samples = s->prior_fit.samples;
-    r.first_seen_brier = s->prior_fit_first_seen.brier;
-    r.first_seen_log_loss = s->prior_fit_first_seen.log_loss;
-    r.first_seen_samples = s->prior_fit_first_seen.samples;
-    r.first_seen_prompts = s->prior_fit_first_seen.prompts;
-    r.reliability_predicted.assign(s->reliability_predicted.begin(), s->reliability_predicted.end());
-    r.reliability_observed.assign(s->reliability_observed.begin(), s->reliability_observed.end());
-    r.reliability_samples.assign(s->reliability_samples.begin(), s->reliability_samples.end());
+    fill_from(step_report_sources, r, *s);  // messages/messages.hpp
     // Slot order, not completion order: the record reads the same in every run.
     auto visits = s->visits;
     std::stable_sort(visits.begin(), visits.end(),

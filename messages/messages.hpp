@@ -11,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "algorithms/step_summary.hpp"
 #include "algorithms/step_types.hpp"
 #include "messages/record_fields.hpp"
 
@@ -164,6 +165,42 @@ inline constexpr auto step_report_fields = std::make_tuple(
     named("visit_exits", &step_report::visit_exits),
     named("cumulative_samples", &step_report::cumulative_samples, field_line),
     named("cumulative_tokens", &step_report::cumulative_tokens, field_line));
+
+/// Where the tracker takes step_report's members from the step's step_summary
+/// (actors/tracker.cpp make_report fills them through this list): a metric the tracker
+/// core computes is its step_summary member, its entry in step_report_fields and its
+/// entry here. The visits (sorted by slot), the budget's totals, the counters and the
+/// zero-reward reasons come from elsewhere in the tracker.
+inline constexpr auto step_report_sources = std::make_tuple(
+    sourced(&step_report::prompts, &step_summary::prompts),
+    sourced(&step_report::trainable, &step_summary::trainable),
+    sourced(&step_report::zero_gradient, &step_summary::zero_gradient),
+    sourced(&step_report::samples, &step_summary::samples),
+    sourced(&step_report::tokens, &step_summary::tokens),
+    sourced(&step_report::kept_samples, &step_summary::kept_samples),
+    sourced(&step_report::max_samples, &step_summary::max_samples),
+    sourced(&step_report::real_reward, &step_summary::real_reward),
+    sourced(&step_report::exits, &step_summary::exits),
+    sourced(&step_report::exit_samples, &step_summary::exit_samples),
+    sourced(&step_report::rounds, &step_summary::rounds),
+    sourced(&step_report::rate_prompts, &step_summary::rate_prompts),
+    sourced(&step_report::rate_samples, &step_summary::rate_samples),
+    sourced(&step_report::prior_brier, [](const step_summary& s) { return s.prior_fit.brier; }),
+    sourced(&step_report::prior_log_loss,
+            [](const step_summary& s) { return s.prior_fit.log_loss; }),
+    sourced(&step_report::prior_samples,
+            [](const step_summary& s) { return s.prior_fit.samples; }),
+    sourced(&step_report::first_seen_brier,
+            [](const step_summary& s) { return s.prior_fit_first_seen.brier; }),
+    sourced(&step_report::first_seen_log_loss,
+            [](const step_summary& s) { return s.prior_fit_first_seen.log_loss; }),
+    sourced(&step_report::first_seen_samples,
+            [](const step_summary& s) { return s.prior_fit_first_seen.samples; }),
+    sourced(&step_report::first_seen_prompts,
+            [](const step_summary& s) { return s.prior_fit_first_seen.prompts; }),
+    sourced(&step_report::reliability_predicted, &step_summary::reliability_predicted),
+    sourced(&step_report::reliability_observed, &step_summary::reliability_observed),
+    sourced(&step_report::reliability_samples, &step_summary::reliability_samples));
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, step_report& x) {

@@ -1,10 +1,14 @@
 #pragma once
 // Field lists: a record's members named once, in one place, and that list drives the
 // record's CAF inspect(), its checkpoint encoding and the part of its metrics line that is
-// written as it is (messages/messages.hpp step_report and step_record). Adding a per-step
-// metric is a member and its entry in the list. Pure: the standard library alone.
+// written as it is (messages/messages.hpp step_report and step_record); a source list
+// says where the tracker takes a record's members from. Adding a per-step metric is a
+// member and its entries in the lists. Pure: the standard library alone.
 
+#include <functional>
+#include <iterator>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 namespace adarl {
@@ -29,6 +33,38 @@ struct record_field {
 template <class T, class M>
 constexpr record_field<T, M> named(const char* name, M T::*member, unsigned use = field_optional) {
   return {name, member, use};
+}
+
+/// Where a record's member comes from in another structure: `from` is a member pointer
+/// of the source or a callable taking it (a function of several members).
+template <class T, class M, class From>
+struct field_source {
+  M T::*member;
+  From from;
+};
+
+template <class T, class M, class From>
+constexpr field_source<T, M, From> sourced(M T::*member, From from) {
+  return {member, from};
+}
+
+/// x.*member = the source's value: a container from a range of another type (an
+/// array of counts into a vector), anything else by conversion.
+template <class M, class V>
+void assign_field(M& to, const V& value) {
+  if constexpr (!std::is_same_v<M, V> &&
+                requires { to.assign(std::begin(value), std::end(value)); })
+    to.assign(std::begin(value), std::end(value));
+  else
+    to = static_cast<M>(value);
+}
+
+/// Sets every member of x that `sources` lists from `source`, in list order.
+template <class Sources, class X, class Source>
+void fill_from(const Sources& sources, X& x, const Source& source) {
+  std::apply(
+      [&](const auto&... s) { (assign_field(x.*(s.member), std::invoke(s.from, source)), ...); },
+      sources);
 }
 
 /// Calls f(entry) for every entry of a field list, in order.

@@ -226,6 +226,64 @@ TEST(CheckpointFilesTest, ResumeFallsBackToTheNewestCompleteCheckpoint) {
       << none.err().message;
 }
 
+// The tracker fills a step report from its step_summary through one source list
+// (messages/messages.hpp step_report_sources): every listed member arrives, converted.
+TEST(CheckpointFilesTest, AStepReportIsFilledFromItsSummaryThroughTheSourceList) {
+  step_summary s;
+  s.prompts = 12;
+  s.trainable = 10;
+  s.zero_gradient = 3;
+  s.samples = 96;
+  s.tokens = 960;
+  s.kept_samples = 80;
+  s.max_samples = 16;
+  s.first_round_sum.add(6.0);  // real_reward 0.5
+  s.exits[1] = 4;
+  s.exit_samples[1] = 40;
+  s.rounds = {0, 7, 5};
+  s.rate_prompts[2] = 9;
+  s.rate_samples[2] = 72;
+  s.prior_fit.add(0.25, 8, 2);
+  s.prior_fit_first_seen.add(0.5, 4, 1);
+  s.reliability_observed[3] = 1.5;
+  s.reliability_samples[3] = 4;
+  step_report r;
+  fill_from(step_report_sources, r, s);
+  EXPECT_EQ(r.prompts, 12u);
+  EXPECT_EQ(r.trainable, 10u);
+  EXPECT_EQ(r.zero_gradient, 3u);
+  EXPECT_EQ(r.samples, 96u);
+  EXPECT_EQ(r.tokens, 960u);
+  EXPECT_EQ(r.kept_samples, 80u);
+  EXPECT_EQ(r.max_samples, 16u);
+  EXPECT_EQ(r.real_reward, 0.5);
+  ASSERT_EQ(r.exits.size(), s.exits.size());
+  EXPECT_EQ(r.exits[1], 4u);
+  ASSERT_EQ(r.exit_samples.size(), s.exit_samples.size());
+  EXPECT_EQ(r.exit_samples[1], 40u);
+  EXPECT_EQ(r.rounds, (std::vector<uint32_t>{0, 7, 5}));
+  ASSERT_EQ(r.rate_prompts.size(), step_summary::rate_bins);
+  EXPECT_EQ(r.rate_prompts[2], 9u);
+  EXPECT_EQ(r.rate_samples[2], 72u);
+  EXPECT_EQ(r.prior_samples, 8u);
+  EXPECT_EQ(r.prior_brier, double(s.prior_fit.brier));
+  EXPECT_GT(r.prior_brier, 0.0);
+  EXPECT_EQ(r.prior_log_loss, double(s.prior_fit.log_loss));
+  EXPECT_EQ(r.first_seen_samples, 4u);
+  EXPECT_EQ(r.first_seen_prompts, 1u);
+  EXPECT_EQ(r.first_seen_brier, double(s.prior_fit_first_seen.brier));
+  EXPECT_EQ(r.first_seen_log_loss, double(s.prior_fit_first_seen.log_loss));
+  ASSERT_EQ(r.reliability_observed.size(), step_summary::rate_bins);
+  EXPECT_EQ(r.reliability_observed[3], 1.5);
+  EXPECT_EQ(r.reliability_samples[3], 4u);
+  EXPECT_EQ(r.reliability_predicted.size(), step_summary::rate_bins);
+  // Every field of the report is either sourced from the summary or one of the 17 the
+  // tracker fills from elsewhere (step, budget totals, counters, zero reasons, visits):
+  // a new field in the list without a source fails here.
+  EXPECT_EQ(std::tuple_size_v<decltype(step_report_sources)> + 17,
+            std::tuple_size_v<decltype(step_report_fields)>);
+}
+
 TEST(CheckpointFilesTest, CarriedReportsOfAnOldCheckpointGetTheirTotalsInStepOrder) {
   carried_steps c;
   for (uint64_t step : {4, 5, 6}) {
