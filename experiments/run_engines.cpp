@@ -148,8 +148,13 @@ result<engine_factories> hf_engines(const engine_request& r) {
   const pipeline_config& c = *r.config;
   auto codec = codec_of(r);
   if (!codec) return codec.err();
-  auto g = hf_generator_config_of(spec_of(r), c.policy.device, c.actors.generator_threads);
-  g.policy.path = c.policy.hf_path;  // the weights from model.path
+  // Not through the run's spec: it would read config.json for a generator that loads
+  // model.path, and take end ids the codec gives here anyway.
+  hf_generator_config g;
+  g.policy = hf_policy_of(c);
+  g.policy.threads = c.actors.generator_threads;
+  g.capacity = c.actors.generator_capacity;
+  g.sampling = c.sampling;
   g.end_ids = (*codec)->end_ids();
   const hf_learner_config l = hf_learner_of(c, **codec);
   engine_factories f;
