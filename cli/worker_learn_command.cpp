@@ -12,6 +12,7 @@
 #include "config/pipeline_reader.hpp"
 #include "experiments/run_engines.hpp"
 #include "experiments/run_tasks.hpp"
+#include "pipelines/engine_registry.hpp"
 #include "runtime/interrupt.hpp"
 
 namespace adarl {
@@ -65,9 +66,8 @@ void add_worker_learn_command(CLI::App& worker, int& exit_code) {
       return;
     }
     const pipeline_config& c = *config;
-    if (const auto& kind = kind_traits(c.policy.kind); !kind.trains_model) {
-      std::cerr << "adarl worker learn: " << a->file << ": model.kind " << kind.name
-                << " has no learner to replicate\n";
+    if (auto ok = check_replicable(c.policy.kind); !ok) {
+      std::cerr << "adarl worker learn: " << a->file << ": " << ok.err().message << "\n";
       exit_code = 2;
       return;
     }

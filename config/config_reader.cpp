@@ -51,15 +51,19 @@ std::vector<std::string> config_map::keys() const {
   return out;
 }
 
+// Reading never changes the document: the const operator[] adds no entry for an absent
+// key (the non-const one links one into the mapping, which an assignment to the
+// returned node would then define, in every alias of that mapping too).
 YAML::Node config_map::lookup(const std::string& key) {
   known_.push_back(key);
   if (!node_.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
-  YAML::Node n = node_[key];
-  return n;
+  const YAML::Node& map = node_;
+  return map[key];
 }
 
 void config_map::fail(const std::string& key, const std::string& what) {
-  const YAML::Node n = node_.IsMap() ? node_[key] : YAML::Node();
+  const YAML::Node& map = node_;
+  const YAML::Node n = map.IsMap() ? map[key] : YAML::Node();
   errors_->add(n.IsDefined() ? n.Mark() : node_.Mark(), path_of(key), what);
 }
 
@@ -233,7 +237,8 @@ config_map config_map::child(const std::string& key) {
     errors_->add(n.Mark(), path_of(key), "expected a mapping, " + got(n));
     return config_map(YAML::Node(YAML::NodeType::Map), path_of(key), errors_);
   }
-  if (!n.IsDefined() || n.IsNull()) n = YAML::Node(YAML::NodeType::Map);
+  if (!n.IsDefined() || n.IsNull())  // a new node: assigning to n would write the map
+    return config_map(YAML::Node(YAML::NodeType::Map), path_of(key), errors_);
   return config_map(n, path_of(key), errors_);
 }
 

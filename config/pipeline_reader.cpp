@@ -514,7 +514,8 @@ strategy_config read_strategy_section(config_map& top, const YAML::Node& root,
   const YAML::Node node = root["strategy"];
   auto own = std::make_shared<config_errors>();
   own->file = errors->file;
-  config_map m(node.IsMap() ? node : YAML::Node(YAML::NodeType::Map), "strategy", own);
+  const bool is_map = node.IsDefined() && node.IsMap();  // absent: an invalid node
+  config_map m(is_map ? node : YAML::Node(YAML::NodeType::Map), "strategy", own);
   auto s = read_strategy(m);
   m.finish();
   errors->messages.insert(errors->messages.end(), own->messages.begin(),

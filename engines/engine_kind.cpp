@@ -4,11 +4,8 @@
 
 namespace adarl {
 
-static_assert([] {
-  for (size_t i = 0; i < engine_kinds.size(); ++i)
-    if (size_t(engine_kinds[i].kind) != i) return false;
-  return true;
-}(), "engine_kinds lists the kinds in the order of the enum");
+static_assert(rows_in_kind_order(engine_kinds),
+              "engine_kinds lists the kinds in the order of the enum");
 
 const engine_kind_traits& kind_traits(policy_kind kind) {
   return engine_kinds.at(size_t(kind));

@@ -6,6 +6,7 @@
 // on the kind itself. Torch-free.
 
 #include <array>
+#include <cstddef>
 #include <string_view>
 
 #include "base/result.hpp"
@@ -45,6 +46,16 @@ inline constexpr std::array<engine_kind_traits, 3> engine_kinds{{
     {policy_kind::simulated, "simulated", false, policy_base::none},
     {policy_kind::hf, "hf", true, policy_base::model_directory},
 }};
+
+/// True when row i of a table indexed by kind (a `kind` member per row) is the i-th kind
+/// of the enum, for every kind: what a table of per-kind data static_asserts.
+template <class Table>
+constexpr bool rows_in_kind_order(const Table& table) {
+  if (table.size() != engine_kinds.size()) return false;
+  for (size_t i = 0; i < table.size(); ++i)
+    if (static_cast<size_t>(table[i].kind) != i) return false;
+  return true;
+}
 
 /// The kind of a config that names none.
 inline constexpr policy_kind default_policy_kind = policy_kind::transformer;

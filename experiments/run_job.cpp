@@ -16,6 +16,7 @@
 #include "experiments/run_start.hpp"
 #include "experiments/run_summary.hpp"
 #include "experiments/shell_words.hpp"
+#include "report/run_facts.hpp"
 #include "net/config_cluster.hpp"
 #include "report/run_report.hpp"
 #include "runtime/interrupt.hpp"
@@ -66,15 +67,11 @@ replica_wait_fn say_rank_wait(const run_io& j, std::shared_ptr<std::string> last
   };
 }
 
-/// The summary's input: the run's lines and the files worth naming (the report page only
-/// when this run's was written, checkpoints/ only with a complete checkpoint).
+/// The summary's input: the files worth naming (the report page only when this run's
+/// was written, checkpoints/ only with a complete checkpoint).
 run_summary_input summary_input(const pipeline_config& c, double wall_seconds,
                                 bool report, bool checkpoint) {
   run_summary_input in;
-  auto steps = read_json_lines(c.out + "/metrics.jsonl", /*missing_ok=*/true);
-  auto evals = read_json_lines(c.out + "/eval.jsonl", /*missing_ok=*/true);
-  if (steps) in.steps = std::move(*steps);
-  if (evals) in.evals = std::move(*evals);
   in.wall_seconds = wall_seconds;
   in.out = c.out;
   in.alarm.share = c.metrics.alarm_share;
@@ -85,6 +82,15 @@ run_summary_input summary_input(const pipeline_config& c, double wall_seconds,
     in.files.push_back(std::filesystem::path(log).lexically_relative(c.out).string());
   if (checkpoint) in.files.push_back("checkpoints/");
   return in;
+}
+
+/// The run's facts when its page's data could not be read (no metrics.jsonl: a run that
+/// ended before its first step): what the files there give, else none.
+nlohmann::json facts_without_page(const std::string& out, const run_report_options& o) {
+  auto steps = read_json_lines(out + "/metrics.jsonl", /*missing_ok=*/true);
+  auto evals = read_json_lines(out + "/eval.jsonl", /*missing_ok=*/true);
+  return run_facts(steps ? std::move(*steps) : std::vector<nlohmann::json>{},
+                   evals ? std::move(*evals) : std::vector<nlohmann::json>{}, o);
 }
 
 /// The closing line (the checkpoint only when it is complete on the disk),
@@ -105,13 +111,15 @@ run_job_result finish_run(const run_io& j, const pipeline_config& c, const run_o
   ro.title = "adarl run: " + c.name;
   ro.metric = c.eval.greedy ? "greedy" : "sampled";
   bool report = false;
-  if (auto data = run_report_data(c.out, ro); !data)
+  auto data = run_report_data(c.out, ro);  // the run's facts, for its page and summary
+  if (!data)
     w.log->warn("report: {}", data.err().message);  // nothing to draw: not a write
   else if (auto page = write_report_page(c.out, *data); !page)
     failures.push_back(page.err().message);
   else
     report = true;
-  j.out << run_summary(summary_input(c, wall_seconds, report, bool(kept))) << "\n";
+  const auto input = summary_input(c, wall_seconds, report, bool(kept));
+  j.out << run_summary(data ? *data : facts_without_page(c.out, ro), input) << "\n";
   errno = 0;
   if (!j.out.flush())
     failures.push_back(std::string("stdout: cannot write the summary") +

@@ -61,11 +61,8 @@ constexpr std::array<kind_data, engine_kinds.size()> kind_table{{
     {policy_kind::hf, &hf_spec, &hf_fingerprint},
 }};
 
-static_assert([] {
-  for (size_t i = 0; i < kind_table.size(); ++i)
-    if (size_t(kind_table[i].kind) != i) return false;
-  return true;
-}(), "kind_table lists the kinds in the order of the enum");
+static_assert(rows_in_kind_order(kind_table),
+              "kind_table lists the kinds in the order of the enum");
 
 // The simulated kind's engines: built in (libadarl needs no LibTorch to run them).
 engine_hooks simulated_hooks() {
@@ -126,12 +123,16 @@ result<std::unique_ptr<generation_engine>> generator_for_spec(const engine_spec&
   return h.generator(spec, device, threads);
 }
 
+result<bool> check_replicable(policy_kind kind) {
+  if (kind_traits(kind).trains_model) return true;
+  return error{"model.kind " + std::string(policy_kind_name(kind)) +
+               " has no learner to replicate"};
+}
+
 result<uint64_t> serve_learner_rank(const pipeline_config& c, uint32_t rank, int32_t threads,
                                     const std::atomic<bool>* stop) {
   const policy_kind kind = c.policy.kind;
-  if (!kind_traits(kind).trains_model)
-    return error{"model.kind " + std::string(policy_kind_name(kind)) +
-                 " has no learner to replicate"};
+  if (auto ok = check_replicable(kind); !ok) return ok.err();
   auto h = hooks_of(kind);
   if (!h.learner_rank) return unregistered(kind, "learner ranks");
   return h.learner_rank(c, rank, threads, stop);

@@ -62,7 +62,12 @@ result<std::unique_ptr<generation_engine>> generator_for_spec(const engine_spec&
                                                               const std::string& device,
                                                               int32_t threads);
 
-/// Rank `rank` of c's learner until rank 0 ends the run (`adarl worker learn`).
+/// Whether a kind's learner can have ranks > 0: an error naming the kind when it has no
+/// learner to replicate (the simulated kind). What `adarl worker learn` checks first.
+result<bool> check_replicable(policy_kind kind);
+
+/// Rank `rank` of c's learner until rank 0 ends the run (`adarl worker learn`); a kind
+/// check_replicable refuses is that error.
 result<uint64_t> serve_learner_rank(const pipeline_config& c, uint32_t rank, int32_t threads,
                                     const std::atomic<bool>* stop);
 

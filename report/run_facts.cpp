@@ -91,6 +91,7 @@ struct run_sums {
   bool zero_recorded = false;
   double samples = 0, prompts = 0, time_step = 0;
   size_t timed_steps = 0;
+  size_t nonfinite_steps = 0, empty_steps = 0;
 };
 
 void add_bins(const json& line, run_sums& s) {
@@ -140,6 +141,10 @@ void add_counts(const json& line, run_sums& s) {
   add_reliability(line, s);
   s.samples += num(line, "samples");
   s.prompts += num(line, "prompts");
+  s.nonfinite_steps += line.contains("nonfinite") ? 1 : 0;
+  const auto e = line.find("exits");
+  const bool skipped = e != line.end() && e->is_object() && num(*e, "skipped") > 0;
+  s.empty_steps += skipped && num(line, "samples") == 0 ? 1 : 0;
   if (const opt t = maybe(line, "time_step")) {
     s.time_step += *t;
     ++s.timed_steps;
@@ -201,6 +206,8 @@ void add_sums(const run_sums& s, json& out) {
                              {"observed", s.rel_observed[i] / s.rel_samples[i]},
                              {"samples", s.rel_samples[i]}});
   out["reliability"] = reliability;
+  out["nonfinite_steps"] = s.nonfinite_steps;
+  out["empty_steps"] = s.empty_steps;
   double total = 0;
   std::vector<std::pair<std::string, double>> reasons(s.zero.begin(), s.zero.end());
   for (const auto& r : reasons) total += r.second;
@@ -212,12 +219,14 @@ void add_sums(const run_sums& s, json& out) {
         {{"reason", reason}, {"count", count}, {"share", share(count, total)}});
   out["zero_rewards"] = {{"recorded", s.zero_recorded},
                          {"total", total},
+                         {"samples", s.samples},
                          {"samples_share", share(total, s.samples)},
                          {"reasons", std::move(list)}};
 }
 
-/// Means over the first and the last tenth of the steps.
-json tenths(const json& rows) {
+/// Means over the first and the last tenth of the steps; `lines` are the step lines
+/// the rows came from (the entropy is not a row's).
+json tenths(const json& rows, const std::vector<json>& lines) {
   if (rows.empty()) return nullptr;
   const size_t n = rows.size(), w = std::max<size_t>(1, n / 10);
   const auto mean = [&](size_t from, const char* key) {
@@ -225,11 +234,18 @@ json tenths(const json& rows) {
     for (size_t i = from; i < from + w; ++i) sum += rows.at(i).at(key).get<double>();
     return sum / double(w);
   };
+  opt entropy = 0.0;
+  for (size_t i = n - w; i < n && entropy; ++i)
+    if (const opt e = maybe(lines.at(i), "entropy"))
+      *entropy += *e / double(w);
+    else
+      entropy.reset();
   return {{"steps", w},
           {"reward_first", mean(0, "real_reward")},
           {"reward_last", mean(n - w, "real_reward")},
           {"zero_grad_first", mean(0, "zero_gradient_fraction")},
-          {"zero_grad_last", mean(n - w, "zero_gradient_fraction")}};
+          {"zero_grad_last", mean(n - w, "zero_gradient_fraction")},
+          {"entropy_last", to_json(entropy)}};
 }
 
 /// The metric the page shows: the one asked for, else the one the evaluations have.
@@ -383,7 +399,7 @@ json run_facts(const std::vector<json>& steps, std::vector<json> evals,
       {"real_reward", o.target_reward >= 0 ? json(o.target_reward) : json(nullptr)}};
   out["smooth"] = std::max<uint32_t>(1, o.smooth);
   out["totals"] = totals(rows, sums);
-  out["tenths"] = tenths(rows);
+  out["tenths"] = tenths(rows, steps);
   out["steps"] = std::move(rows);
   out["reach"] = reach(out, o);
   add_sums(sums, out);

@@ -34,9 +34,12 @@ namespace adarl {
 ///   evaluations lack per-prompt values or have different prompts).
 /// - `totals`: {steps, samples, tokens, seconds (elapsed at the last line),
 ///   prompts, samples_per_step, seconds_per_step (mean time_step; null without)}.
-/// - `tenths`: means over the first and last tenth of the steps (at least one step)
-///   of real_reward and zero_gradient_fraction: {steps, reward_first, reward_last,
-///   zero_grad_first, zero_grad_last}; null without steps.
+/// - `tenths`: means over the first and last tenth of the steps (n / 10 rounded down,
+///   at least one step) of real_reward and zero_gradient_fraction: {steps, reward_first,
+///   reward_last, zero_grad_first, zero_grad_last}, and of the token entropy over the
+///   last tenth (`entropy_last`, null when a line of it lacks one); null without steps.
+///   The one definition of a run's first and last tenth: the run page and the summary
+///   `adarl run` ends with (experiments/run_summary.hpp) both read it.
 /// - `reach`: {heldout, real_reward}: null without a target, else {reached: false}, or
 ///   {reached: true, step, samples, seconds} of the first evaluation at the target (the
 ///   first step whose trailing mean real_reward over `smooth` steps is).
@@ -46,9 +49,12 @@ namespace adarl {
 /// - `reliability[]`: the pass-rate prior's reliability curve over the run, one entry
 ///   per non-empty tenth of predicted p: {bin, predicted (mean prediction), observed
 ///   (success rate), samples}, from the step lines' `reliability`; empty without.
-/// - `zero_rewards`: {total, samples_share (of all samples), reasons[] {reason, count,
-///   share (of the zero rewards)} most frequent first}; `recorded` false when no line
-///   has zero_reward_reasons.
+/// - `zero_rewards`: {total, samples (the lines' samples), samples_share (total over
+///   samples), reasons[] {reason, count, share (of the zero rewards)} most frequent
+///   first}; `recorded` false when no line has zero_reward_reasons.
+/// - `nonfinite_steps`: lines with `nonfinite` (their update was skipped); `empty_steps`:
+///   lines that drew no sample because the strategy skipped every prompt
+///   (exits.skipped > 0, samples 0).
 /// O(lines + evaluated prompts).
 nlohmann::json run_facts(const std::vector<nlohmann::json>& steps,
                          std::vector<nlohmann::json> evals, const run_report_options& o);

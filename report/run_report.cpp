@@ -65,9 +65,6 @@ result<json> run_report_data(const std::string& dir, const run_report_options& o
   data["seed"] = seed_of(*config);
   data["strategy"] = run_strategy_kind(*config, data["exits"]);
   data["config"] = std::move(*config);
-  size_t nonfinite = 0;
-  for (const auto& step : *steps) nonfinite += step.contains("nonfinite") ? 1 : 0;
-  if (nonfinite > 0) data["nonfinite_steps"] = nonfinite;
   for (const auto* torn : {&torn_steps, &torn_evals})
     if (!torn->empty()) data["warnings"].push_back(*torn);
   return data;

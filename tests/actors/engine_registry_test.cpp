@@ -46,6 +46,11 @@ TEST(EngineRegistryTest, TheSimulatedKindIsBuiltIn) {
   auto rank = serve_learner_rank(c, 1, 1, nullptr);
   ASSERT_FALSE(rank);
   EXPECT_EQ(rank.err().message, "model.kind simulated has no learner to replicate");
+  auto replicable = check_replicable(policy_kind::simulated);
+  ASSERT_FALSE(replicable);
+  EXPECT_EQ(replicable.err().message, rank.err().message);
+  EXPECT_TRUE(check_replicable(policy_kind::transformer));
+  EXPECT_TRUE(check_replicable(policy_kind::hf));
 }
 
 TEST(EngineRegistryTest, TheLibTorchKindsAreNamedWhenNotRegistered) {

@@ -601,3 +601,22 @@ TEST(PipelineReaderTest, StringValuesAreBoundedAndNotEchoedWhole) {
 
 }  // namespace
 }  // namespace adarl
+
+// Found with tests/fuzz/fuzz_pipeline_config: reading a mapping added every absent
+// sub-mapping it looked up (tracker.estimator) to the document, so a mapping used again
+// through a YAML alias (tasks: *t) read differently the second time, and a config read
+// twice (a resume check, a report) could change its verdict.
+TEST(PipelineReaderTest, ReadingDoesNotChangeTheDocument) {
+  const std::string text =
+      "{name: x, tracker: &t {steps: 3, prompts_per_step: 2}, eval: *t, tasks: *t}\n";
+  const YAML::Node root = YAML::Load(text);
+  const std::string before = YAML::Dump(root);
+  const auto first = adarl::read_pipeline_config(root, "a.yaml", "a");
+  const auto again = adarl::read_pipeline_config(root, "a.yaml", "a");
+  EXPECT_EQ(YAML::Dump(root), before);
+  ASSERT_FALSE(first.ok());
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(first.err().message, again.err().message);
+  EXPECT_EQ(first.err().message.find("estimator"), std::string::npos)
+      << first.err().message;
+}

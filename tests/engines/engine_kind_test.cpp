@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <set>
 #include <string>
 
@@ -25,6 +26,22 @@ TEST(EngineKindTest, EveryKindHasOneNameThatParsesBack) {
   EXPECT_EQ(names.size(), engine_kinds.size());
   EXPECT_EQ(policy_kind_name(policy_kind::transformer), "transformer");
   EXPECT_EQ(default_policy_kind, policy_kind::transformer);
+}
+
+struct kind_row {
+  policy_kind kind;
+};
+
+TEST(EngineKindTest, ATableByKindMustListEveryKindInEnumOrder) {
+  constexpr std::array<kind_row, 3> in_order{
+      {{policy_kind::transformer}, {policy_kind::simulated}, {policy_kind::hf}}};
+  constexpr std::array<kind_row, 3> swapped{
+      {{policy_kind::simulated}, {policy_kind::transformer}, {policy_kind::hf}}};
+  constexpr std::array<kind_row, 2> short_one{
+      {{policy_kind::transformer}, {policy_kind::simulated}}};
+  static_assert(rows_in_kind_order(in_order));
+  EXPECT_FALSE(rows_in_kind_order(swapped));
+  EXPECT_FALSE(rows_in_kind_order(short_one));
 }
 
 TEST(EngineKindTest, AnUnknownNameListsTheKnownOnes) {

@@ -1,12 +1,23 @@
-// run_summary: the lines `adarl run` ends with, from its metrics and evaluation lines.
+// run_summary: the lines `adarl run` ends with, from the facts of its metrics and
+// evaluation lines (report/run_facts.hpp), as its report page has them.
 #include "experiments/run_summary.hpp"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
+#include "report/run_facts.hpp"
+#include "report/run_report.hpp"
+
 namespace adarl {
 namespace {
+
+/// The summary of a run with these lines, through the run's one reduction.
+std::string summary_of(const std::vector<nlohmann::json>& steps,
+                       const std::vector<nlohmann::json>& evals,
+                       const run_summary_input& in) {
+  return run_summary(run_facts(steps, evals, run_report_options{}), in);
+}
 
 std::vector<nlohmann::json> steps(size_t n) {
   std::vector<nlohmann::json> out;
@@ -21,15 +32,16 @@ std::vector<nlohmann::json> steps(size_t n) {
 
 TEST(RunSummaryTest, SaysRewardAccuracySpendingAndFiles) {
   run_summary_input in;
-  in.steps = steps(25);  // a tenth: 3 steps (rounded up)
-  in.evals = {{{"version", 25}, {"greedy", 0.25}},
-              {{"version", 0}, {"greedy", 0.125}},
-              {{"version", 10}, {"greedy", 0.5}, {"sampled", 0.9}}};
+  const auto evals = std::vector<nlohmann::json>{
+      {{"version", 25}, {"greedy", 0.25}},
+      {{"version", 0}, {"greedy", 0.125}},
+      {{"version", 10}, {"greedy", 0.5}, {"sampled", 0.9}}};
   in.wall_seconds = 86;
   in.out = "runs/x";
   in.files = {"report.html", "adarl.log"};
-  EXPECT_EQ(run_summary(in),
-            "  real_reward  0.010 (first 3 steps) -> 0.230 (last 3 steps)\n"
+  // A tenth of 25 steps is 2 (rounded down, as on the run page).
+  EXPECT_EQ(summary_of(steps(25), evals, in),
+            "  real_reward  0.005 (first 2 steps) -> 0.235 (last 2 steps)\n"
             "  held-out     greedy 0.125 (version 0) first, 0.500 (version 10) best, "
             "0.250 (version 25) last\n"
             "  spent        250 samples, 5000 tokens; 12.5 s of RL, 1m26s in all\n"
@@ -37,12 +49,11 @@ TEST(RunSummaryTest, SaysRewardAccuracySpendingAndFiles) {
 }
 
 TEST(RunSummaryTest, SampledAccuracyWhenThereIsNoGreedyAndTheLatestLineOfAVersion) {
-  run_summary_input in;
-  in.steps = steps(1);
-  in.evals = {{{"version", 0}, {"sampled", 0.2}},
-              {{"version", 1}, {"sampled", 0.1}},
-              {{"version", 1}, {"sampled", 0.3}}};  // evaluated again after a resume
-  const auto text = run_summary(in);
+  const auto text = summary_of(steps(1),
+                               {{{"version", 0}, {"sampled", 0.2}},
+                                {{"version", 1}, {"sampled", 0.1}},
+                                {{"version", 1}, {"sampled", 0.3}}},  // again, resumed
+                               {});
   EXPECT_NE(text.find("real_reward  0.000 (first step) -> 0.000 (last step)\n"), std::string::npos)
       << text;
   EXPECT_NE(text.find("held-out     sampled 0.200 (version 0) first, 0.300 (version 1) best, "
@@ -55,9 +66,15 @@ TEST(RunSummaryTest, ARunWithoutStepsOrEvaluationsSaysSo) {
   run_summary_input in;
   in.wall_seconds = 3;
   in.out = "o";
-  EXPECT_EQ(run_summary(in),
-            "  real_reward  no step trained\n  held-out     no evaluation\n"
-            "  spent        3.0 s in all\n  files        o: (none)");
+  const std::string none =
+      "  real_reward  no step trained\n  held-out     no evaluation\n"
+      "  spent        3.0 s in all\n  files        o: (none)";
+  EXPECT_EQ(summary_of({}, {}, in), none);
+  EXPECT_EQ(run_summary(nlohmann::json(), in), none);  // no facts could be read
+  // A run stopped before its first step, evaluated at version 0.
+  EXPECT_NE(summary_of({}, {{{"version", 0}, {"greedy", 0.5}}}, in)
+                .find("held-out     greedy 0.500 (version 0) first"),
+            std::string::npos);
 }
 
 TEST(RunSummaryTest, ABrokenSetUpReasonAboveItsShareIsNamedAndABelowOneIsNot) {
@@ -66,12 +83,13 @@ TEST(RunSummaryTest, ABrokenSetUpReasonAboveItsShareIsNamedAndABelowOneIsNot) {
   in.alarm.share = 0.05;
   // 100 samples per step: 30 bad_reference zeros in all (10%), 2 bad_tests (1%),
   // 50 wrong answers (not a broken set-up).
+  std::vector<nlohmann::json> lines;
   for (int i = 0; i < 3; ++i)
-    in.steps.push_back({{"step", i},
+    lines.push_back({{"step", i},
                         {"samples", 100},
                         {"zero_reward_reasons",
                          {{"bad_reference", 10}, {"wrong", 17}, {"bad_tests", i == 0 ? 2 : 0}}}});
-  const auto text = run_summary(in);
+  const auto text = summary_of(lines, {}, in);
   EXPECT_NE(text.find("\n  warning      30 of 300 rewards (10.0%) were 0 with reason "
                       "bad_reference, above metrics.alarm_share 5.0%"),
             std::string::npos)
@@ -79,41 +97,42 @@ TEST(RunSummaryTest, ABrokenSetUpReasonAboveItsShareIsNamedAndABelowOneIsNot) {
   EXPECT_EQ(text.find("bad_tests"), std::string::npos) << text;
   EXPECT_EQ(text.find("wrong"), std::string::npos) << text;
   in.alarm.share = 0.2;  // the same run under a looser threshold: no warning
-  EXPECT_EQ(run_summary(in).find("warning"), std::string::npos);
+  EXPECT_EQ(summary_of(lines, {}, in).find("warning"), std::string::npos);
 }
 
 // Issue 38: skipped non-finite updates, steps that drew nothing and a collapsed policy
 // are said at the end of a run, never left to metrics.jsonl alone.
 TEST(RunSummaryTest, NonFiniteStepsEmptyStepsAndACollapseAreWarned) {
-  run_summary_input in;
-  in.steps = steps(20);
-  for (auto& s : in.steps) {
+  const run_summary_input in;
+  auto lines = steps(20);
+  const auto text_of = [&] { return summary_of(lines, {}, in); };
+  for (auto& s : lines) {
     s["samples"] = 40;
     s["entropy"] = 0.8;
     s["exits"] = {{"skipped", 0}};
   }
-  EXPECT_EQ(run_summary(in).find("warning"), std::string::npos) << run_summary(in);
-  in.steps[3]["nonfinite"] = "loss";
-  in.steps[7]["nonfinite"] = "gradient norm";
-  in.steps[5]["samples"] = 0;
-  in.steps[5]["exits"]["skipped"] = 8;
-  auto text = run_summary(in);
+  EXPECT_EQ(text_of().find("warning"), std::string::npos) << text_of();
+  lines[3]["nonfinite"] = "loss";
+  lines[7]["nonfinite"] = "gradient norm";
+  lines[5]["samples"] = 0;
+  lines[5]["exits"]["skipped"] = 8;
+  auto text = text_of();
   EXPECT_NE(text.find("warning      2 of 20 steps had a non-finite loss or gradient"),
             std::string::npos) << text;
   EXPECT_NE(text.find("warning      1 of 20 steps drew no sample"), std::string::npos) << text;
   EXPECT_EQ(text.find("collapsed"), std::string::npos) << text;
   // The last tenth (2 steps): entropy near 0 and no reward.
   for (size_t i = 18; i < 20; ++i) {
-    in.steps[i]["entropy"] = 0.001;
-    in.steps[i]["real_reward"] = 0.0;
+    lines[i]["entropy"] = 0.001;
+    lines[i]["real_reward"] = 0.0;
   }
-  text = run_summary(in);
+  text = text_of();
   EXPECT_NE(text.find("warning      the policy collapsed: over the last 2 steps its entropy "
                       "is 0.0010"),
             std::string::npos) << text;
   // Reward left: not a collapse.
-  in.steps[19]["real_reward"] = 0.25;
-  EXPECT_EQ(run_summary(in).find("collapsed"), std::string::npos);
+  lines[19]["real_reward"] = 0.25;
+  EXPECT_EQ(text_of().find("collapsed"), std::string::npos);
 }
 
 TEST(RunSummaryTest, DurationsReadNaturally) {

@@ -147,6 +147,32 @@ TEST(RunReportTest, NeverExitedSamplesHaveOneEstimate) {
   EXPECT_EQ(never_exited_samples(json{{"samples", 10}}), 0.0);
 }
 
+// What the summary `adarl run` ends with reads from the facts (experiments/run_summary):
+// the steps that trained nothing, the last tenth's entropy, the scored samples.
+TEST(RunReportTest, FactsCountTheStepsThatTrainedNothingAndTheLastTenthsEntropy) {
+  std::vector<json> lines;
+  for (int k = 0; k < 20; ++k)
+    lines.push_back({{"step", k},
+                     {"samples", 10},
+                     {"real_reward", 0.5},
+                     {"entropy", k < 18 ? 1.0 : 0.25},
+                     {"exits", {{"skipped", 0}}}});
+  lines[2]["nonfinite"] = "loss";
+  lines[4]["samples"] = 0;
+  lines[4]["exits"]["skipped"] = 3;
+  lines[6]["exits"]["skipped"] = 1;  // skipped some, drew others: not empty
+  auto f = run_facts(lines, {}, {});
+  EXPECT_EQ(f["nonfinite_steps"], 1);
+  EXPECT_EQ(f["empty_steps"], 1);
+  EXPECT_EQ(f["tenths"]["steps"], 2);
+  EXPECT_DOUBLE_EQ(f["tenths"]["entropy_last"].get<double>(), 0.25);
+  EXPECT_EQ(f["zero_rewards"]["samples"], 190.0);
+  lines[19].erase("entropy");  // a line of the tenth without one: no claim
+  f = run_facts(lines, {}, {});
+  EXPECT_TRUE(f["tenths"]["entropy_last"].is_null());
+  EXPECT_TRUE(run_facts({}, {}, {})["tenths"].is_null());
+}
+
 TEST(RunReportTest, TheEstimatorsReliabilityCurvePoolsTheStepsBins) {
   const std::string dir = fixture_dir("reliability");
   testing_run::write_seq_run(dir);
