@@ -61,7 +61,7 @@ std::string parse_mix(const std::string& text, std::vector<double>& mix) {
 
 /// Validates the options into a request; "" when fine, else the message.
 std::string to_request(const export_options& o, suite_request& req) {
-  if (o.suite.empty()) return "--suite is required (math, code, general or mixed)";
+  if (o.suite.empty()) return "--suite is required (math, code, general, reasoning or mixed)";
   if (!parse_unsigned(o.count, req.count) || req.count == 0)
     return "--count: expected a positive integer below 2^32, got \"" + o.count + "\"";
   if (!parse_unsigned(o.seed, req.seed))
@@ -361,7 +361,7 @@ CLI::App* add_tasks_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<export_options>();
   auto* ex = tasks->add_subcommand(
       "export", "Write items of a built-in suite as JSONL (docs/guides/datasets.md)");
-  ex->add_option("--suite", o->suite, "math, code, general or mixed");
+  ex->add_option("--suite", o->suite, "math, code, general, reasoning or mixed");
   ex->add_option("--count", o->count, "number of items (default 100)");
   ex->add_option("--seed", o->seed, "generator seed (default 1)");
   ex->add_option("--out", o->out, "output file, written atomically (default: stdout)");

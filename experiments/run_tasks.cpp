@@ -112,7 +112,9 @@ result<sft_example> sft_example_of(const tokenizer& tok, const task_item& item,
                                    int32_t max_len) {
   auto p = tok.encode(item.prompt, "item \"" + item.id + "\" prompt");
   if (!p) return p.err();
-  auto a = tok.encode(item.answer, "item \"" + item.id + "\" answer");
+  const bool worked = !item.solution.empty();  // the derivation, else the answer alone
+  auto a = tok.encode(worked ? item.solution : item.answer,
+                      "item \"" + item.id + (worked ? "\" solution" : "\" answer"));
   if (!a) return a.err();
   sft_example e;
   e.prompt.push_back(tokenizer::bos);
@@ -141,7 +143,9 @@ result<bool> check_sft_items(const pipeline_config& c) {
     if (!e) return error{where + ": " + e.err().message};
     const size_t len = e->prompt.size() + e->completion.size();
     if (len > size_t(c.policy.model.max_len))
-      return error{where + ": prompt and answer take " + std::to_string(len) +
+      return error{where + ": prompt and " +
+                   (item.solution.empty() ? "answer" : "solution") + " take " +
+                   std::to_string(len) +
                    " tokens, more than model.max_len " + std::to_string(c.policy.model.max_len) +
                    " (raise it, or shorten or drop the item)"};
   }
@@ -155,6 +159,14 @@ uint64_t items_hash(const std::vector<task_item>& items) {
                                     &item.tests}) {
       h = mix_keys(h, text->size());  // the length first: text moved between fields shows
       for (char ch : *text) h = mix_keys(h, uint64_t(uint8_t(ch)));
+    }
+  // The worked solutions the warm start trains on; mixed in only where there are any,
+  // so that the keys of sets without them stay what they were.
+  for (const auto& item : items)
+    if (!item.solution.empty()) {
+      h = mix_keys(h, 0x736f6cull);  // "sol"
+      h = mix_keys(h, item.solution.size());
+      for (char ch : item.solution) h = mix_keys(h, uint64_t(uint8_t(ch)));
     }
   return h;
 }

@@ -44,7 +44,7 @@ result<prompt_table_ptr> make_run_prompts(const pipeline_config& c,
 class tokenizer;
 
 /// `item` as the SFT warm start trains on it in `tok`: begin, prompt, separator, then
-/// answer and end. Errors: a character outside the vocabulary, or more than `max_len`
+/// its worked solution (else its answer) and end. Errors: a character outside the vocabulary, or more than `max_len`
 /// tokens, naming the item. O(item length).
 result<sft_example> sft_example_of(const tokenizer& tok, const task_item& item,
                                    int32_t max_len);

@@ -55,6 +55,8 @@ bool read_item(const json& j, uint32_t line, const verifier_registry* registry,
   ok &= read_string(j, "task", false, line, p, item.task);
   if (const auto sys = j.find("system"); sys != j.end() && !sys->is_null())  // optional
     ok &= read_string(j, "system", false, line, p, item.system);
+  if (const auto sol = j.find("solution"); sol != j.end() && !sol->is_null())  // optional
+    ok &= read_string(j, "solution", false, line, p, item.solution);
   if (!read_string(j, "verifier", true, line, p, item.verifier)) {
     ok = false;
   } else if (registry) {
@@ -393,6 +395,7 @@ std::string to_jsonl(const task_item& item) {
   j["verifier"] = item.verifier;
   if (!item.tests.empty()) j["tests"] = item.tests;
   if (item.difficulty != 0) j["difficulty"] = item.difficulty;
+  if (!item.solution.empty()) j["solution"] = item.solution;
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 

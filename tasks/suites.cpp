@@ -5,6 +5,7 @@
 #include "tasks/code_suite.hpp"
 #include "tasks/general_suite.hpp"
 #include "tasks/math_suite.hpp"
+#include "tasks/reasoning_suite.hpp"
 
 namespace adarl {
 namespace {
@@ -36,7 +37,7 @@ std::vector<task_item> generate_mixed(const suite_request& req) {
 }  // namespace
 
 std::vector<std::string> suite_names() {
-  return {"code", "general", "math", "mixed"};
+  return {"code", "general", "math", "mixed", "reasoning"};
 }
 
 result<std::vector<task_item>> generate_suite(std::string_view name,
@@ -45,6 +46,7 @@ result<std::vector<task_item>> generate_suite(std::string_view name,
   if (name == "code") return generate_code(req);
   if (name == "general") return generate_general(req);
   if (name == "mixed") return generate_mixed(req);
+  if (name == "reasoning") return generate_reasoning(req);
   std::string known;
   for (const auto& s : suite_names()) known += (known.empty() ? "" : ", ") + s;
   return error{"unknown suite \"" + std::string(name) + "\" (known: " + known + ")"};

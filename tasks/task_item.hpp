@@ -9,7 +9,7 @@ namespace adarl {
 
 /// One task: a prompt the policy answers and what its verifier needs to score it.
 /// The JSONL form is {"id","prompt","answer","task","verifier"} plus optional "tests",
-/// "difficulty" and "system" (tasks/dataset.hpp).
+/// "difficulty", "system" and "solution" (tasks/dataset.hpp).
 struct task_item {
   std::string id;          ///< Unique within a dataset, e.g. "math-train-3-000017".
   std::string prompt;      ///< What the policy sees (the user turn of a chat model).
@@ -24,6 +24,10 @@ struct task_item {
   /// character policy and base models read it before the prompt, with a blank line
   /// between. "" = none.
   std::string system{};
+  /// A worked solution the SFT warm start trains on in place of the answer: a
+  /// derivation ending in the answer (the reasoning suite's traces; a plain dataset
+  /// line's optional "solution"). The verifier never sees it. "" = the answer alone.
+  std::string solution{};
 };
 
 /// Which part of a suite: train and held-out never share an item (by prompt text).

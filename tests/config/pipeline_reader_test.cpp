@@ -204,7 +204,7 @@ TEST(PipelineReaderTest, BadValuesAreAllReportedWithTheirKeys) {
       quickstart + ": model.n_heads: expected a positive divisor of d_model, got \"3\"",
       quickstart + ": model.device: expected cpu or cuda:N, got \"gpu\"",
       quickstart +
-          ": tasks.suite: expected one of code, general, math, mixed (or a "
+          ": tasks.suite: expected one of code, general, math, mixed, reasoning (or a "
           "dataset), got \"poetry\"",
       quickstart + ": strategy.max_rounds: expected a non-negative integer, got \"four\"",
       quickstart + ": tracker.steps: expected an integer in [1, 1000000000], got \"0\"",

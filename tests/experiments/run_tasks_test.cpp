@@ -7,6 +7,8 @@
 #include <fstream>
 #include <set>
 
+#include "tokenizers/tokenizer.hpp"
+
 namespace adarl {
 namespace {
 
@@ -255,6 +257,34 @@ TEST(RunTasksTest, SftCacheKeyChangesWhenTheItemsDoUnderTheSamePath) {
   const std::vector<task_item> moved{{"q1", "1+1=2", "", "math", "math", "", 0}};
   const std::vector<task_item> split{{"q1", "1+1=", "2", "math", "math", "", 0}};
   EXPECT_NE(sft_cache_key(c, moved), sft_cache_key(c, split));
+}
+
+// The reasoning suite's warm start trains on the worked solution, not the bare answer;
+// a solution is part of what the warm start depends on.
+TEST(RunTasksTest, TheWarmStartTrainsOnAWorkedSolutionWhereThereIsOne) {
+  auto tok = tokenizer::from_charset(tokenizer::default_charset());
+  ASSERT_TRUE(tok);
+  task_item item{"r1", "sum: 7+5", "12", "reasoning", "math", "", 1};
+  auto bare = sft_example_of(*tok, item, 64);
+  ASSERT_TRUE(bare) << bare.err().message;
+  EXPECT_EQ(tok->decode(bare->completion), "12");  // the end token decodes to nothing
+  item.solution = "7+5=12 #### 12";
+  auto worked = sft_example_of(*tok, item, 64);
+  ASSERT_TRUE(worked) << worked.err().message;
+  EXPECT_EQ(worked->prompt, bare->prompt);
+  EXPECT_EQ(tok->decode(worked->completion), "7+5=12 #### 12");
+  auto too_long = sft_example_of(*tok, item, 20);
+  ASSERT_FALSE(too_long);
+  EXPECT_NE(too_long.err().message.find("do not fit model.max_len 20"), std::string::npos);
+
+  auto c = small_config();
+  const std::vector<task_item> without{{"r1", "sum: 7+5", "12", "reasoning", "math", "", 1}};
+  auto with = without;
+  with[0].solution = "7+5=12 #### 12";
+  EXPECT_NE(sft_cache_key(c, without), sft_cache_key(c, with));
+  auto other = with;
+  other[0].solution = "5+7=12 #### 12";
+  EXPECT_NE(sft_cache_key(c, with), sft_cache_key(c, other));
 }
 
 }  // namespace

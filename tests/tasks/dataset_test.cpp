@@ -41,6 +41,7 @@ void expect_same(const task_item& a, const task_item& b) {
   EXPECT_EQ(a.verifier, b.verifier);
   EXPECT_EQ(a.tests, b.tests);
   EXPECT_EQ(a.difficulty, b.difficulty);
+  EXPECT_EQ(a.solution, b.solution);
 }
 
 /// A fresh scratch directory per test.
@@ -200,6 +201,12 @@ TEST_F(DatasetTest, ToJsonlWritesTheFieldsInOrder) {
       to_jsonl(item),
       R"({"id":"i\"1","prompt":"line\none","answer":"42","task":"math","verifier":"math",)"
       R"("tests":"{\"cases\":[]}","difficulty":3})");
+  item.tests.clear();
+  item.solution = "1+1=2 #### 2";  // the worked solution, last (optional)
+  EXPECT_EQ(
+      to_jsonl(item),
+      R"({"id":"i\"1","prompt":"line\none","answer":"42","task":"math","verifier":"math",)"
+      R"("difficulty":3,"solution":"1+1=2 #### 2"})");
 }
 
 TEST_F(DatasetTest, WriteThenLoadGivesTheSameItems) {
@@ -209,6 +216,7 @@ TEST_F(DatasetTest, WriteThenLoadGivesTheSameItems) {
   auto items = generate_general(req);
   items.push_back({"odd", "tab\there \"quoted\" \\ and caf\xc3\xa9 \xe2\x9c\x93", "a\nb",
                    "code", "python", R"({"cases":[["1","2"]]})", 4});
+  items.back().solution = "a worked\nsolution #### a\nb";
   const std::string path = (dir_ / "out.jsonl").string();
   const auto written = write_dataset(path, items);
   ASSERT_TRUE(written.ok()) << written.err().message;

@@ -12,7 +12,7 @@
 namespace adarl {
 namespace {
 
-const std::vector<std::string> built_in = {"math", "code", "general", "mixed"};
+const std::vector<std::string> built_in = {"math", "code", "general", "mixed", "reasoning"};
 
 suite_request request(uint64_t seed, uint32_t count, split part = split::train) {
   suite_request req;
@@ -30,11 +30,11 @@ std::vector<task_item> generate(const std::string& name, const suite_request& re
 
 TEST(SuitesTest, KnownNamesAndUnknownSuiteError) {
   EXPECT_EQ(suite_names(),
-            (std::vector<std::string>{"code", "general", "math", "mixed"}));
+            (std::vector<std::string>{"code", "general", "math", "mixed", "reasoning"}));
   const auto bad = generate_suite("maths", request(1, 10));
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.err().message,
-            "unknown suite \"maths\" (known: code, general, math, mixed)");
+            "unknown suite \"maths\" (known: code, general, math, mixed, reasoning)");
 }
 
 TEST(SuitesTest, EverySuiteIsDeterministicInTheSeed) {
@@ -88,9 +88,10 @@ TEST(SuitesTest, MixedIsAnEvenInterleavedMixWithUniqueIds) {
   EXPECT_EQ(items[3].task, "math");
 }
 
-/// The completion that must score 1: math "#### answer", code the reference program,
-/// general the answer itself.
+/// The completion that must score 1: a worked solution as written (reasoning), math
+/// "#### answer", code the reference program, general the answer itself.
 std::string reference_completion(const task_item& item) {
+  if (!item.solution.empty()) return item.solution;
   if (item.task == "math") return "#### " + item.answer;
   return item.answer;
 }
