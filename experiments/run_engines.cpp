@@ -211,9 +211,9 @@ result<uint64_t> transformer_learner_rank(const pipeline_config& c, uint32_t ran
 void register_torch_engines() {
   static std::once_flag once;
   std::call_once(once, [] {
-    register_engines(policy_kind::transformer,
+    register_engines(kind_named("transformer"),
                      {&transformer_engines, &transformer_generator_of, &transformer_learner_rank});
-    register_engines(policy_kind::hf, {&hf_engines, &hf_generator_of, &hf_learner_rank});
+    register_engines(kind_named("hf"), {&hf_engines, &hf_generator_of, &hf_learner_rank});
   });
 }
 

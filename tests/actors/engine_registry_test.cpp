@@ -116,6 +116,18 @@ TEST(EngineRegistryTest, ARegisteredKindIsWhatEveryCallerGets) {
   EXPECT_FALSE(engines_for(r));
 }
 
+// A registration names its kind as a config does (every kind, by the table's name).
+TEST(EngineRegistryTest, ARegistrationNamesItsKindByItsConfigName) {
+  static_assert(kind_named("transformer") == policy_kind::transformer);
+  static_assert(kind_named("simulated") == policy_kind::simulated);
+  static_assert(kind_named("hf") == policy_kind::hf);
+  for (const auto& k : engine_kinds) {
+    auto parsed = parse_policy_kind(k.name);
+    ASSERT_TRUE(parsed) << parsed.err().message;
+    EXPECT_EQ(*parsed, k.kind) << k.name;
+  }
+}
+
 TEST(EngineRegistryTest, ASpecAndAFingerprintAreTheKindsOwnData) {
   const auto table = test::math_table(2, 1);
   auto t = config_of(policy_kind::transformer);
