@@ -89,6 +89,16 @@ std::string seed_dir(const std::string& out, const std::string& name, uint64_t s
   return out + "/" + name + "/seed-" + std::to_string(seed);
 }
 
+/// Gives every node of a (cloned) document the default emitter style, so that the same
+/// settings dump the same whether written in flow (`{kind: grpo}`) or block style.
+void plain_style(YAML::Node node) {
+  node.SetStyle(YAML::EmitterStyle::Default);
+  if (node.IsMap())
+    for (auto it = node.begin(); it != node.end(); ++it) plain_style(it->second);
+  else if (node.IsSequence())
+    for (auto it = node.begin(); it != node.end(); ++it) plain_style(*it);
+}
+
 }  // namespace
 
 result<compare_plan> load_compare_config(const std::string& file,
@@ -195,10 +205,16 @@ result<compare_plan> load_compare_config(const std::string& file,
             {"tracker.min_steps", std::to_string(r.config.tracker.min_steps)}})
         if (!r.config.effective.empty()) r.config.effective[key] = value;
       doc["seed"] = seed;
-      doc["compare"]["sample_budget"] = s.sample_budget;
-      doc["compare"]["max_steps"] = s.max_steps;
+      // The run's record keeps of compare: only what changes the run, so that another
+      // seed, another entry or another target leaves finished runs current (a run that
+      // stopped before equal_steps is told by its step count, in stale_reason).
+      YAML::Node kept(YAML::NodeType::Map);
+      kept["sample_budget"] = s.sample_budget;
+      kept["max_steps"] = s.max_steps;
       // The prompts a selection picks depend on it: a changed selection re-runs.
-      if (s.select.enabled) doc["compare"]["select"] = YAML::Clone(section["select"]);
+      if (s.select.enabled) kept["select"] = YAML::Clone(section["select"]);
+      doc["compare"] = kept;
+      plain_style(doc);
       r.document = YAML::Dump(doc);
       plan.runs.push_back(std::move(r));
     }

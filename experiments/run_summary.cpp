@@ -82,6 +82,30 @@ std::string collapse_line(const json& facts) {
          "better warm start)";
 }
 
+/// A warning when the policy lost the answer format over the run (at least 10 steps):
+/// over the last tenth at least a quarter of the samples scored 0 without a readable
+/// answer, at least 0.15 more than over the first tenth and at least twice its share
+/// (completions that run on past their answer, or end without one); else "".
+std::string format_line(const json& facts) {
+  const json& t = object_at(facts, "tenths");
+  if (number(object_at(facts, "totals"), "steps") < 10 || t.is_null()) return "";
+  const double first = number(t, "format_failures_first", -1),
+               last = number(t, "format_failures_last", -1);
+  if (first < 0 || last < 0.25 || last - first < 0.15 || last < 2 * first) return "";
+  const std::string of = count(number(t, "steps")) + " steps";
+  std::string s = "\n  warning      the completions lost their answer format: " +
+                  fixed(100.0 * last, 1) + "% of the samples of the last " + of +
+                  " scored 0 without a readable answer (no_answer, unparsable, "
+                  "too_long), against " +
+                  fixed(100.0 * first, 1) + "% of the first " + of;
+  const double tokens_first = number(t, "tokens_per_sample_first", -1),
+               tokens_last = number(t, "tokens_per_sample_last", -1);
+  if (tokens_first >= 0 && tokens_last >= 0)
+    s += "; completions went from " + fixed(tokens_first, 1) + " to " +
+         fixed(tokens_last, 1) + " tokens";
+  return s + " (lower learner.lr; metrics.jsonl zero_reward_reasons by step)";
+}
+
 /// The broken-set-up reasons above their share over the whole run, one line each.
 std::string alarm_lines(const json& facts, const reason_watch_config& alarm) {
   const json& z = object_at(facts, "zero_rewards");
@@ -115,7 +139,7 @@ std::string warning_lines(const json& facts, const reason_watch_config& alarm) {
     s += "\n  warning      " + count(n) + " of " + steps +
          " steps drew no sample: the strategy skipped every prompt (exits.skipped), so "
          "they trained nothing";
-  return s + collapse_line(facts) + alarm_lines(facts, alarm);
+  return s + collapse_line(facts) + format_line(facts) + alarm_lines(facts, alarm);
 }
 
 }  // namespace

@@ -5,7 +5,9 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 
+#include "algorithms/answer_format.hpp"
 #include "algorithms/convergence.hpp"
 #include "algorithms/paired_stats.hpp"
 #include "algorithms/step_summary.hpp"
@@ -240,12 +242,40 @@ json tenths(const json& rows, const std::vector<json>& lines) {
       *entropy += *e / double(w);
     else
       entropy.reset();
+  // Pooled over the tenth's samples: the share that scored 0 without a readable answer
+  // (null when a line lacks its reasons or the tenth drew nothing), and the tokens per
+  // completion (null when it drew nothing).
+  const auto pooled = [&](size_t from) {
+    double samples = 0, tokens = 0, format = 0;
+    bool reasons = true;
+    for (size_t i = from; i < from + w; ++i) {
+      const json& l = lines.at(i);
+      samples += num(l, "samples");
+      tokens += num(l, "tokens");
+      const auto z = l.find("zero_reward_reasons");
+      if (z == l.end() || !z->is_object()) {
+        reasons = false;
+        continue;
+      }
+      for (const auto& [reason, n] : z->items())
+        if (n.is_number() && is_format_failure(reason)) format += n.get<double>();
+    }
+    const bool drew = samples > 0;
+    return std::pair{to_json(reasons && drew ? opt(format / samples) : std::nullopt),
+                     to_json(drew ? opt(tokens / samples) : std::nullopt)};
+  };
+  auto [format_first, tokens_first] = pooled(0);
+  auto [format_last, tokens_last] = pooled(n - w);
   return {{"steps", w},
           {"reward_first", mean(0, "real_reward")},
           {"reward_last", mean(n - w, "real_reward")},
           {"zero_grad_first", mean(0, "zero_gradient_fraction")},
           {"zero_grad_last", mean(n - w, "zero_gradient_fraction")},
-          {"entropy_last", to_json(entropy)}};
+          {"entropy_last", to_json(entropy)},
+          {"format_failures_first", std::move(format_first)},
+          {"format_failures_last", std::move(format_last)},
+          {"tokens_per_sample_first", std::move(tokens_first)},
+          {"tokens_per_sample_last", std::move(tokens_last)}};
 }
 
 /// The metric the page shows: the one asked for, else the one the evaluations have.

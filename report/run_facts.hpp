@@ -37,7 +37,11 @@ namespace adarl {
 /// - `tenths`: means over the first and last tenth of the steps (n / 10 rounded down,
 ///   at least one step) of real_reward and zero_gradient_fraction: {steps, reward_first,
 ///   reward_last, zero_grad_first, zero_grad_last}, and of the token entropy over the
-///   last tenth (`entropy_last`, null when a line of it lacks one); null without steps.
+///   last tenth (`entropy_last`, null when a line of it lacks one); pooled over each
+///   tenth's samples, the share that scored 0 without a readable answer
+///   (`format_failures_first` / `_last`, algorithms/answer_format.hpp; null when a line
+///   lacks zero_reward_reasons) and the tokens per completion (`tokens_per_sample_first`
+///   / `_last`; null when the tenth drew no sample); null without steps.
 ///   The one definition of a run's first and last tenth: the run page and the summary
 ///   `adarl run` ends with (experiments/run_summary.hpp) both read it.
 /// - `reach`: {heldout, real_reward}: null without a target, else {reached: false}, or

@@ -114,19 +114,23 @@ TEST(CompareConfigTest, TheShippedExperimentIsThePapersProtocol) {
   }
 }
 
-// The quickstart comparison (scripts/run.sh) is the same protocol, shrunk: grpo-n4
-// beside ada-seq-balance on the same selected prompts and learner as compare.yaml (so
-// that the warm start and the selection are shared), 5 paired seeds, read at step 100
-// and at grpo-n4's samples of 100 steps, every run evaluated at both readings.
+// The quickstart comparison (scripts/run.sh) is the equal-compute protocol, shrunk:
+// grpo-n4 beside ada-seq-balance on the same fair pool and learner as
+// equal-compute-general.yaml (so that the warm start and the selection are shared, and
+// its runs are that comparison's first 5 seeds), read at step 100 and at grpo-n4's
+// samples of 100 steps, every run evaluated at both readings, no fixed targets.
 TEST(CompareConfigTest, TheQuickstartComparisonIsTheProtocolShrunk) {
   auto quick = load_compare_config(configs_dir + "/compare-quick.yaml", {});
   ASSERT_TRUE(quick) << quick.err().message;
-  auto full = load_compare_config(configs_dir + "/compare.yaml", {});
+  auto full = load_compare_config(configs_dir + "/equal-compute-general.yaml", {});
   ASSERT_TRUE(full) << full.err().message;
   EXPECT_EQ(quick->strategies, (std::vector<std::string>{"grpo-n4", "ada-seq-balance"}));
   EXPECT_EQ(quick->settings.baseline, "grpo-n4");
-  EXPECT_EQ(quick->settings.seeds.size(), 5u);
+  EXPECT_EQ(quick->settings.seeds, (std::vector<uint64_t>{1, 2, 3, 4, 5}));
   EXPECT_EQ(quick->settings.equal_steps, 100u);
+  EXPECT_EQ(quick->settings.sample_budget, full->settings.sample_budget);
+  EXPECT_LT(quick->settings.target_heldout, 0);
+  EXPECT_LT(quick->settings.target_reward, 0);
   const auto& b = quick->base;
   EXPECT_EQ(quick->settings.sample_budget, 100u * b.tracker.prompts_per_step * 4);
   EXPECT_EQ(quick->settings.sample_budget % b.eval.every_samples, 0u);
@@ -145,6 +149,16 @@ TEST(CompareConfigTest, TheQuickstartComparisonIsTheProtocolShrunk) {
   EXPECT_EQ(b.policy.model.d_model, full->base.policy.model.d_model);
   EXPECT_DOUBLE_EQ(b.learner.optimizer.lr, full->base.learner.optimizer.lr);
   ASSERT_EQ(quick->runs.size(), 10u);
+  for (size_t i = 0; i < quick->runs.size(); ++i) {
+    const auto& q = quick->runs[i];
+    // The same run as the full comparison's arm of that name and seed.
+    const auto twin = std::find_if(full->runs.begin(), full->runs.end(), [&](const auto& f) {
+      return f.strategy == q.strategy && f.seed == q.seed;
+    });
+    ASSERT_NE(twin, full->runs.end()) << q.strategy << " seed " << q.seed;
+    EXPECT_EQ(q.config.learner.updates_per_step, twin->config.learner.updates_per_step);
+    EXPECT_EQ(q.config.tracker.strategy.kind, twin->config.tracker.strategy.kind);
+  }
   EXPECT_EQ(quick->runs[5].config.tracker.strategy.kind, strategy_kind::ada_seq);
   EXPECT_EQ(quick->runs[5].config.tracker.strategy.seq.exit, exit_rule::balance);
 }
@@ -207,6 +221,30 @@ TEST(CompareConfigTest, DefaultsToTheSixStrategiesAndAppliesEntryOverrides) {
   ASSERT_TRUE(defaults) << defaults.err().message;
   EXPECT_EQ(defaults->strategies.size(), 6u);
   EXPECT_EQ(defaults->strategies.back(), "ada-est");
+}
+
+TEST(CompareConfigTest, MoreSeedsOrEntriesLeaveFinishedRunsCurrent) {
+  // A run's document decides whether its finished directory is kept: another seed, entry,
+  // job count or target must not re-run it; its own settings and the budget must.
+  const std::string dir = fresh_dir("document");
+  const std::string file = write_file(dir + "/c.yaml", tiny_document(dir + "/out"));
+  auto plan = load_compare_config(file, {});
+  ASSERT_TRUE(plan) << plan.err().message;
+  auto wider = load_compare_config(
+      file, {"compare.seeds=[1, 2, 3]", "compare.jobs=2", "compare.target_heldout=0.5",
+             "compare.strategies=[{name: grpo-n4, strategy: {kind: grpo, group_size: 4}}, "
+             "{name: ada-seq-balance, strategy: {kind: ada-seq, exit: balance}, "
+             "set: [learner.lr=0.003]}, {name: dapo, strategy: {kind: dapo}}]"});
+  ASSERT_TRUE(wider) << wider.err().message;
+  ASSERT_EQ(wider->runs.size(), 9u);
+  EXPECT_EQ(wider->runs[0].document, plan->runs[0].document);  // grpo-n4 seed 1
+  EXPECT_EQ(wider->runs[4].document, plan->runs[3].document);  // ada-seq-balance seed 2
+  auto budget = load_compare_config(file, {"compare.sample_budget=400"});
+  ASSERT_TRUE(budget) << budget.err().message;
+  EXPECT_NE(budget->runs[0].document, plan->runs[0].document);
+  auto lr = load_compare_config(file, {"learner.lr=0.001"});
+  ASSERT_TRUE(lr) << lr.err().message;
+  EXPECT_NE(lr->runs[0].document, plan->runs[0].document);
 }
 
 TEST(CompareConfigTest, AnEntrysStrategyOverrideStaysInThatEntry) {
@@ -552,6 +590,8 @@ TEST(CompareConfigTest, TheCommittedSuiteResultsComeFromTheirConfigs) {
 TEST(CompareConfigTest, TheCommittedEqualComputeResultsComeFromTheirConfigs) {
   expect_results_of_config("equal-compute-general.yaml", "docs/results/equal-compute-general.json");
   expect_results_of_config("equal-compute-math.yaml", "docs/results/equal-compute-math.json");
+  expect_results_of_config("equal-compute-reasoning.yaml",
+                           "docs/results/equal-compute-reasoning.json");
 }
 
 // How soon each run reaches the baseline's held-out accuracy at the step cap, seed by

@@ -135,6 +135,38 @@ TEST(RunSummaryTest, NonFiniteStepsEmptyStepsAndACollapseAreWarned) {
   EXPECT_EQ(text_of().find("collapsed"), std::string::npos);
 }
 
+// Issue 36: the reasoning probe at lr 5e-4 lost its #### line (completions ran to the
+// token cap, most rewards 0 with no_answer or unparsable) while its summary said nothing.
+TEST(RunSummaryTest, ALostAnswerFormatIsWarned) {
+  const run_summary_input in;
+  auto lines = steps(20);
+  for (auto& s : lines) {
+    s["samples"] = 48;
+    s["tokens"] = 48 * 29;
+    s["zero_reward_reasons"] = {{"wrong_value", 24}, {"no_answer", 2}};
+  }
+  const auto text_of = [&] { return summary_of(lines, {}, in); };
+  EXPECT_EQ(text_of().find("answer format"), std::string::npos) << text_of();
+  for (size_t i = 18; i < 20; ++i) {  // the last tenth: 45 of 48 without an answer
+    lines[i]["tokens"] = 48 * 55;
+    lines[i]["zero_reward_reasons"] = {{"no_answer", 32}, {"unparsable", 13}, {"wrong_value", 3}};
+  }
+  auto text = text_of();
+  EXPECT_NE(text.find("warning      the completions lost their answer format: 93.8% of the "
+                      "samples of the last 2 steps scored 0 without a readable answer"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("against 4.2% of the first 2 steps; completions went from 29.0 to 55.0 "
+                      "tokens"),
+            std::string::npos) << text;
+  // As many format failures from the start: the task's, not a change of the policy.
+  for (size_t i = 0; i < 2; ++i)
+    lines[i]["zero_reward_reasons"] = {{"no_answer", 40}, {"wrong_value", 3}};
+  EXPECT_EQ(text_of().find("answer format"), std::string::npos) << text_of();
+  // Lines without reasons (an older file): no claim either way.
+  for (size_t i = 0; i < 2; ++i) lines[i].erase("zero_reward_reasons");
+  EXPECT_EQ(text_of().find("answer format"), std::string::npos) << text_of();
+}
+
 TEST(RunSummaryTest, DurationsReadNaturally) {
   EXPECT_EQ(duration_text(0.04), "0.0 s");
   EXPECT_EQ(duration_text(59.94), "59.9 s");

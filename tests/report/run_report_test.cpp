@@ -173,6 +173,32 @@ TEST(RunReportTest, FactsCountTheStepsThatTrainedNothingAndTheLastTenthsEntropy)
   EXPECT_TRUE(run_facts({}, {}, {})["tenths"].is_null());
 }
 
+// Each tenth's share of samples without a readable answer and its tokens per completion
+// are pooled over its samples; a line without reasons leaves the share unclaimed.
+TEST(RunReportTest, FactsPoolTheTenthsFormatFailuresAndCompletionLengths) {
+  std::vector<json> lines;
+  for (int k = 0; k < 10; ++k)
+    lines.push_back({{"step", k},
+                     {"samples", k == 0 ? 10 : 30},
+                     {"tokens", k == 0 ? 100 : 1200},
+                     {"real_reward", 0.5},
+                     {"zero_reward_reasons",
+                      {{"no_answer", k == 9 ? 6 : 0}, {"too_long", k == 9 ? 3 : 0},
+                       {"unparsable", k == 9 ? 3 : 1}, {"wrong_value", 5}}}});
+  auto f = run_facts(lines, {}, {});
+  EXPECT_EQ(f["tenths"]["steps"], 1);
+  EXPECT_DOUBLE_EQ(f["tenths"]["format_failures_first"].get<double>(), 0.1);  // 1 of 10
+  EXPECT_DOUBLE_EQ(f["tenths"]["format_failures_last"].get<double>(), 0.4);   // 12 of 30
+  EXPECT_DOUBLE_EQ(f["tenths"]["tokens_per_sample_first"].get<double>(), 10.0);
+  EXPECT_DOUBLE_EQ(f["tenths"]["tokens_per_sample_last"].get<double>(), 40.0);
+  lines[0].erase("zero_reward_reasons");
+  lines[9]["samples"] = 0;
+  f = run_facts(lines, {}, {});
+  EXPECT_TRUE(f["tenths"]["format_failures_first"].is_null());
+  EXPECT_TRUE(f["tenths"]["format_failures_last"].is_null());  // drew nothing
+  EXPECT_TRUE(f["tenths"]["tokens_per_sample_last"].is_null());
+}
+
 TEST(RunReportTest, TheEstimatorsReliabilityCurvePoolsTheStepsBins) {
   const std::string dir = fixture_dir("reliability");
   testing_run::write_seq_run(dir);
