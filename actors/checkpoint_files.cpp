@@ -1,5 +1,6 @@
 #include "actors/checkpoint_files.hpp"
 
+#include <limits>
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -84,7 +85,10 @@ train_group group_of(const json& j) {
     completion c;
     c.order = order_of(s.at("order"));
     c.tokens = s.at("tokens").get<std::vector<int32_t>>();
-    c.logprobs = s.at("logprobs").get<std::vector<float>>();
+    // null is a log-prob the generator did not have (NaN, written by JSON as null).
+    for (const auto& lp : s.at("logprobs"))
+      c.logprobs.push_back(lp.is_null() ? std::numeric_limits<float>::quiet_NaN()
+                                        : lp.get<float>());
     c.ended = s.at("ended");
     c.version = s.at("version");
     c.reward = s.at("reward");

@@ -33,6 +33,8 @@ struct learner_state {
   uint64_t samples = 0;  ///< Cumulative samples of the trained steps.
   /// Steps in a row whose update was skipped as non-finite (train_stats::nonfinite).
   uint32_t nonfinite_in_a_row = 0;
+  bool gap_warned = false;        ///< The log-prob gap alarm was given ...
+  uint64_t gap_warned_step = 0;   ///< ... last at this step.
   logger_ptr log;
   bool budget_spent() const {
     return setup.sample_budget && samples >= setup.sample_budget && version() >= setup.min_steps;
@@ -207,6 +209,23 @@ bool nonfinite_step(self_ptr self, uint64_t step, const train_stats& stats) {
   return false;
 }
 
+/// Warns when the step's log-prob gap passes the tolerance: at the first such step and
+/// every 50 steps while it lasts (the figure is in every metrics line either way).
+void gap_alarm(self_ptr self, uint64_t step, const train_stats& stats) {
+  auto& st = self->state;
+  const double tolerance = st.setup.logprob_tolerance;
+  if (tolerance <= 0 || stats.logprob_gap_tokens == 0 || !(stats.logprob_gap > tolerance)) return;
+  if (st.gap_warned && step < st.gap_warned_step + 50) return;
+  st.gap_warned = true;
+  st.gap_warned_step = step;
+  st.log->warn("step {}: the generators' log-probs differ from the learner's by {:.4f} nats "
+               "per token on {} fresh tokens (learner.logprob_tolerance {}): the samples were "
+               "not drawn from the distribution the importance ratio assumes (a server's "
+               "default samplers, quantized or other weights; docs/guides/engines.md \"The "
+               "log-prob check\")",
+               step, stats.logprob_gap, stats.logprob_gap_tokens, tolerance);
+}
+
 /// Trains every step whose data is complete, in order.
 void train_ready(self_ptr self) {
   auto& st = self->state;
@@ -250,6 +269,9 @@ void train_ready(self_ptr self) {
     rec.reduce_seconds = stats->reduce_seconds;
     rec.nonfinite = stats->nonfinite;
     rec.updates = stats->updates;
+    rec.logprob_gap = stats->logprob_gap;
+    rec.logprob_gap_tokens = stats->logprob_gap_tokens;
+    gap_alarm(self, step, *stats);
     rec.wall_seconds = seconds_since(st.last_step);
     rec.elapsed_seconds = seconds_since(st.start);
     st.last_step = clock_type::now();

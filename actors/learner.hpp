@@ -52,6 +52,8 @@ struct learner_setup {
   /// Send the training prompts' features to the tracker at start (its estimator is
   /// learned); an engine without features ends the run.
   bool send_features = false;
+  /// A step whose log-prob gap (train_stats::logprob_gap) passes this warns; 0 = never.
+  double logprob_tolerance = 0.05;
 };
 
 /// Spawns the detached learner. At start it restores (when asked: the engine's state and

@@ -406,6 +406,7 @@ void read_learner(config_map m, learner_section& l) {
   m.get("updates_per_step", l.updates_per_step, 1, 1024);
   m.get("checkpoint_every", l.checkpoint_every, 0, max_steps);
   m.get("autocast_bf16", l.autocast_bf16);
+  m.get("logprob_tolerance", l.logprob_tolerance, 0, 1000);
   read_replicas(m, l);
   m.finish();
 }
@@ -420,6 +421,36 @@ void read_eval(config_map m, eval_section& e) {
 
 // tracker.estimator: the Beta-EMA keys (config/sim_reader.hpp) and the learned
 // estimator's (algorithms/pass_rate_predictor.hpp).
+/// `server:` (model.kind server only): the server, its dialect and where versions go.
+void read_server(config_map m, pipeline_config& c) {
+  if (c.policy.kind != kind_named("server")) {
+    for (const auto& key : m.keys()) {
+      m.fail(key, "only with model.kind server (an inference server generates)");
+      m.allow(key);
+    }
+    return m.finish();
+  }
+  server_section& s = c.server;
+  read_enum(m, "dialect", s.dialect, &parse_server_dialect, &server_dialect_name);
+  m.get("url", s.url);
+  if (auto u = parse_server_url(s.url); !u) m.fail("url", u.err().message);
+  m.get("model", s.model);
+  m.get("timeout", s.timeout, 0.001, max_seconds);
+  m.get("retry_pause", s.retry_pause, 0.001, max_seconds);
+  m.get("weights_dir", s.weights_dir);
+  m.get("keep_versions", s.keep_versions, 1, 1000);
+  m.get("launch", s.launch);
+  if (!s.launch.empty())
+    if (auto a = launch_arguments(s.launch, "m", "v", 1); !a) m.fail("launch", a.err().message);
+  m.get("start_timeout", s.start_timeout, 0.001, max_seconds);
+  if (s.launch.empty() && !load_weights_request(s.dialect, "", "").has_value())
+    m.fail("launch", "expected a command with server.dialect " +
+                         std::string(server_dialect_name(s.dialect)) +
+                         " (it loads its model only when it starts, so adarl starts it and "
+                         "restarts it with each policy version), got \"\"");
+  m.finish();
+}
+
 void read_tracker_estimator(config_map m, tracker_config& t) {
   std::string kind = t.estimator == estimator_kind::learned ? "learned" : "ema";
   m.get("kind", kind);
@@ -577,6 +608,18 @@ result<pipeline_config> read_pipeline_config(const YAML::Node& root,
   read_eval(top.child("eval"), c.eval);
   read_metrics(top.child("metrics"), c.metrics);
   read_log(top.child("log"), c.log);
+  read_server(top.child("server"), c);
+  if (c.policy.kind == kind_named("server")) {
+    // One generator actor: the server's weights change only between its rows' versions,
+    // so every row's version is known (engines/server/server_engine.hpp).
+    if (c.actors.generators != 1)
+      top.fail("actors.generators", "expected 1 with model.kind server (one generator "
+                                    "drives the server; actors.generator_capacity sets the "
+                                    "requests in flight), got \"" + text(c.actors.generators) + "\"");
+    if (!c.actors.remote_generators.bind.empty())
+      top.fail("actors.remote_generators.bind",
+               "expected \"\" with model.kind server (the server generates)");
+  }
   top.finish();
   c.tracker.seed = c.seed;
   c.tracker.lag.exact = c.deterministic;

@@ -114,6 +114,14 @@ struct train_stats {
   /// rank in the step, and the seconds its collectives took (0 with one learner).
   uint64_t reduced_bytes = 0;
   double reduce_seconds = 0;
+  /// The log-prob gap: the mean over the tokens of the first update's samples drawn by
+  /// the weights the step starts from of |log p_learner - log p_behaviour| (nats per
+  /// token), and how many tokens that is (0: no such sample, the gap is not measured).
+  /// On-policy both sides compute the same distribution, so this is rounding unless the
+  /// generator draws from another one (a server's default samplers, quantization,
+  /// weights other than the learner's): docs/guides/engines.md "The log-prob check".
+  double logprob_gap = 0;
+  uint64_t logprob_gap_tokens = 0;
   /// Empty, or the quantity that was not finite ("loss", "gradient norm"): then the
   /// update was NOT applied (the weights are those before the step), as Megatron-LM's
   /// NaN check does; the version still advances, so the step counts as trained.

@@ -18,6 +18,9 @@ enum class policy_kind {
   transformer,  ///< The built-in LibTorch transformer (models/), over the character tokenizer.
   simulated,    ///< The simulated policy (no model; tests, benches, scale runs).
   hf,           ///< A Hugging Face checkpoint of the Qwen2 / Qwen3 / Llama family (model.path).
+  /// The hf kind's learner, its completions drawn by an inference server (`server:`,
+  /// engines/server/server_engine.hpp) that loads each policy version the learner makes.
+  server,
 };
 
 /// Where a kind's base policy comes from.
@@ -41,10 +44,11 @@ struct engine_kind_traits {
 };
 
 /// Every kind, in the order of the enum.
-inline constexpr std::array<engine_kind_traits, 3> engine_kinds{{
+inline constexpr std::array<engine_kind_traits, 4> engine_kinds{{
     {policy_kind::transformer, "transformer", true, policy_base::warm_start},
     {policy_kind::simulated, "simulated", false, policy_base::none},
     {policy_kind::hf, "hf", true, policy_base::model_directory},
+    {policy_kind::server, "server", true, policy_base::model_directory},
 }};
 
 /// True when row i of a table indexed by kind (a `kind` member per row) is the i-th kind
@@ -55,6 +59,15 @@ constexpr bool rows_in_kind_order(const Table& table) {
   for (size_t i = 0; i < table.size(); ++i)
     if (static_cast<size_t>(table[i].kind) != i) return false;
   return true;
+}
+
+/// The kind whose one name is `name`, at compile time: a
+/// registration names its kind as configs do, and a name not in the table does not
+/// compile.
+consteval policy_kind kind_named(std::string_view name) {
+  for (const auto& k : engine_kinds)
+    if (k.name == name) return k.kind;
+  throw "kind_named: no kind of policy has this name";  // not a constant expression
 }
 
 /// The kind of a config that names none.

@@ -4,6 +4,10 @@
 #include <mutex>
 #include <ostream>
 
+#include "engines/server/server_engine.hpp"
+#include "engines/server/server_process.hpp"
+#include "formats/gguf_writer.hpp"
+#include "formats/hf_config.hpp"
 #include "experiments/cache_dir.hpp"
 #include "experiments/run_tasks.hpp"
 #include "experiments/sft_job.hpp"
@@ -163,6 +167,73 @@ result<engine_factories> hf_engines(const engine_request& r) {
   return f;
 }
 
+/// The server kind: the hf kind's learner; one generator whose rows are requests to the
+/// server (engines/server/server_engine.hpp), which loads each version the learner makes
+/// from the HF directories the publisher writes under server.weights_dir.
+result<engine_factories> server_engines(const engine_request& r) {
+  const pipeline_config& c = *r.config;
+  auto codec = codec_of(r);
+  if (!codec) return codec.err();
+  auto transport = make_http_transport(c.server.url);
+  if (!transport) return transport.err();
+  server_config s;
+  s.dialect = c.server.dialect;
+  s.url = c.server.url;
+  s.timeout = c.server.timeout;
+  s.retry_pause = c.server.retry_pause;
+  s.capacity = c.actors.generator_capacity;
+  // The model's own vocabulary (config.json's vocab_size, which may pad the tokenizer's):
+  // an id the model can draw is not garbage, wherever it lies.
+  auto model = read_hf_config(c.policy.hf_path);
+  if (!model) return model.err();
+  s.vocab = int32_t(model->vocab_size);
+  s.draw.sampling = c.sampling;
+  s.draw.end_ids = (*codec)->end_ids();
+  s.draw.model = c.server.model;
+  const std::string root =
+      c.server.weights_dir.empty() ? c.out + "/server-weights" : c.server.weights_dir;
+  auto publish = make_hf_weight_publisher(hf_policy_of(c), root, c.server.keep_versions);
+  if (!publish) return error{"server.weights_dir: " + publish.err().message};
+  // llama-server reads GGUF: each version's HF directory is converted beside it.
+  const bool gguf = c.server.dialect == server_dialect::llama;
+  weight_publisher publisher = *publish;
+  if (gguf)
+    publisher = [hf = *publish](const weights_ptr& w) -> result<std::string> {
+      auto dir = hf(w);
+      if (!dir) return dir.err();
+      const std::string file = *dir + "/model.gguf";
+      if (auto ok = write_gguf_from_hf(*dir, file, weight_version_name(w->version)); !ok)
+        return ok.err();
+      return file;
+    };
+  auto link = std::make_shared<server_link>(std::move(s), std::move(*transport), publisher);
+  if (r.warn) link->on_warning(r.warn);
+  if (!c.server.launch.empty()) {
+    const auto address = parse_server_url(c.server.url);
+    if (!address) return error{"server.url: " + address.err().message};
+    link->own_process(std::make_unique<server_process>(c.server.launch, c.out + "/server.log",
+                                                       c.server.start_timeout),
+                      address->port);
+    // The base policy: model.path itself, or its GGUF.
+    std::string base = c.policy.hf_path;
+    if (gguf) {
+      std::error_code ec;
+      std::filesystem::create_directories(root + "/v0", ec);
+      base = root + "/v0/model.gguf";
+      if (auto ok = write_gguf_from_hf(c.policy.hf_path, base, weight_version_name(0)); !ok)
+        return error{"model.path as GGUF for server.launch: " + ok.err().message};
+    }
+    if (auto ok = link->start(base); !ok) return ok.err();
+  }
+  const hf_learner_config l = hf_learner_of(c, **codec);
+  engine_factories f;
+  f.generator = [link](uint32_t) -> result<std::unique_ptr<generation_engine>> {
+    return make_server_generator(link);
+  };
+  f.learner = [l, join = r.join] { return make_hf_learner(l, join); };
+  return f;
+}
+
 result<engine_factories> transformer_engines(const engine_request& r) {
   const pipeline_config& c = *r.config;
   if (r.base.empty()) return error{"model.kind transformer: its engines need a base checkpoint"};
@@ -214,6 +285,8 @@ void register_torch_engines() {
     register_engines(kind_named("transformer"),
                      {&transformer_engines, &transformer_generator_of, &transformer_learner_rank});
     register_engines(kind_named("hf"), {&hf_engines, &hf_generator_of, &hf_learner_rank});
+    // No worker generator: the server is the generator on another machine.
+    register_engines(kind_named("server"), {&server_engines, nullptr, &hf_learner_rank});
   });
 }
 

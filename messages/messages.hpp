@@ -246,6 +246,8 @@ struct step_record {
   double reduce_seconds = 0;        ///< Replicated learners: time in the collectives.
   std::string nonfinite;            ///< Non-empty: the update was skipped (train_stats).
   uint32_t updates = 0;             ///< Optimizer updates applied (train_stats::updates).
+  double logprob_gap = 0;           ///< train_stats::logprob_gap (nats per token) ...
+  uint64_t logprob_gap_tokens = 0;  ///< ... over this many tokens (0 = not measured).
 };
 
 /// step_record's field list (messages/record_fields.hpp), as step_report_fields.
@@ -266,7 +268,9 @@ inline constexpr auto step_record_fields = std::make_tuple(
     named("reduced_bytes", &step_record::reduced_bytes),
     named("reduce_seconds", &step_record::reduce_seconds),
     named("nonfinite", &step_record::nonfinite),
-    named("updates", &step_record::updates, field_line));
+    named("updates", &step_record::updates, field_line),
+    named("logprob_gap", &step_record::logprob_gap, field_line),
+    named("logprob_gap_tokens", &step_record::logprob_gap_tokens, field_line));
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, step_record& x) {

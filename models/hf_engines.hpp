@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -59,6 +60,14 @@ result<std::unique_ptr<generation_engine>> make_hf_generator(const hf_generator_
 /// make_torch_learner's (models/torch_engines.hpp): the same learner serves both.
 result<std::unique_ptr<learner_engine>> make_hf_learner(const hf_learner_config& c,
                                                        const replica_join_watch& watch = {});
+
+/// Writes policy versions (the learner's snapshots) as Hugging Face directories
+/// ROOT/v<VERSION> (config.json, model.safetensors in the base's dtype, its tokenizer
+/// files) for an inference server to load, keeping the newest `keep`; each call returns
+/// the absolute directory it wrote. Built from `base` (its architecture and companion
+/// files, on the CPU); a bad base or an uncreatable ROOT is an error. Thread-safe.
+result<std::function<result<std::string>(const weights_ptr&)>> make_hf_weight_publisher(
+    const hf_policy_config& base, const std::string& root, uint32_t keep);
 
 /// Rank c.replicas.rank (> 0) of a replicated HF learner (`adarl worker learn`), as
 /// serve_learner_replica: the architecture from policy.path's config.json (or

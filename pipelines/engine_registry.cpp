@@ -48,6 +48,9 @@ std::string simulated_fingerprint(const policy_section& p) {
 }
 
 std::string hf_fingerprint(const policy_section& p) { return p.hf_path; }
+// The server's own sampling stream differs from the LibTorch decoder's: a selection made
+// through it is its own.
+std::string server_fingerprint(const policy_section& p) { return "server:" + p.hf_path; }
 
 struct kind_data {
   policy_kind kind;
@@ -59,6 +62,7 @@ constexpr std::array<kind_data, engine_kinds.size()> kind_table{{
     {policy_kind::transformer, &transformer_spec, &no_fingerprint},
     {policy_kind::simulated, &simulated_spec, &simulated_fingerprint},
     {policy_kind::hf, &hf_spec, &hf_fingerprint},
+    {policy_kind::server, &hf_spec, &server_fingerprint},
 }};
 
 static_assert(rows_in_kind_order(kind_table),

@@ -33,6 +33,8 @@ struct engine_request {
   prompt_table_ptr prompts;
   std::string base;                ///< A warm-started kind's base checkpoint.
   replica_join_watch join;         ///< The learner's wait for its other ranks.
+  /// Where an engine's warnings go (the run's log); unset = nowhere. Thread-safe.
+  std::function<void(const std::string&)> warn;
 };
 
 /// What builds a kind's engines. An unset hook is an error naming the kind and what it
@@ -54,15 +56,6 @@ struct engine_hooks {
 
 /// Registers (or replaces) the hooks of `kind`. Thread-safe; meant for start-up.
 void register_engines(policy_kind kind, engine_hooks hooks);
-
-/// The kind whose one name (engines/engine_kind.hpp) is `name`, at compile time: a
-/// registration names its kind as configs do, and a name not in the table does not
-/// compile.
-consteval policy_kind kind_named(std::string_view name) {
-  for (const auto& k : engine_kinds)
-    if (k.name == name) return k.kind;
-  throw "kind_named: no kind of policy has this name";  // not a constant expression
-}
 
 /// The engines of a run of any kind (request.config's model.kind).
 result<engine_factories> engines_for(const engine_request& request);

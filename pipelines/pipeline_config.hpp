@@ -13,6 +13,7 @@
 #include "engines/engine_kind.hpp"
 #include "engines/model_config.hpp"
 #include "engines/replica_config.hpp"
+#include "engines/server/server_dialect.hpp"
 #include "engines/sim/sim_engines.hpp"
 #include "engines/train_config.hpp"
 #include "pipelines/curve_keys.hpp"
@@ -112,6 +113,9 @@ struct learner_section {
   /// bfloat16 autocast of the learner's forward and loss (float32 master weights and
   /// optimizer); CUDA only, refused on another device.
   bool autocast_bf16 = false;
+  /// A step whose log-prob gap (nats per token between the generators' and the learner's
+  /// log-probs on fresh samples) passes this warns; 0 = never.
+  double logprob_tolerance = 0.05;
   /// `replicas`, `store`, `collective_timeout`, `join_timeout`, `check_replicas`: data-
   /// parallel learner ranks (docs/guides/cluster.md "Replicated learners"); rank stays 0 here.
   replica_config replicas;
@@ -150,6 +154,25 @@ struct log_section {
   uint32_t rotate_files = 3;          ///< ...keeping this many old ones (adarl.1.log, ...).
 };
 
+/// `server:` - the inference server that draws the completions of model.kind server
+/// (docs/guides/engines.md "Generating on an inference server").
+struct server_section {
+  server_dialect dialect = server_dialect::sglang;
+  std::string url = "http://127.0.0.1:30000";  ///< http://HOST:PORT
+  std::string model;            ///< The model name OpenAI-style routes want ("" = none).
+  double timeout = 120;         ///< Seconds a request may take before it is sent again.
+  double retry_pause = 5;       ///< Longest pause between tries of an unreachable server.
+  /// Where each policy version is written for the server to load ("" = OUT/server-weights);
+  /// the server must read the same path (a shared directory when it runs elsewhere).
+  std::string weights_dir;
+  uint32_t keep_versions = 2;   ///< Versions kept there (the newest).
+  /// A command that starts the server ("" = it runs already): adarl starts it with the
+  /// base policy and restarts it with each version (engines/server/server_process.hpp;
+  /// {model}, {version}, {port}). For a server that has no route to load weights.
+  std::string launch;
+  double start_timeout = 120;   ///< Seconds a launched server may take to answer /health.
+};
+
 /// The whole run.
 struct pipeline_config {
   std::string name;                  ///< From the file name (metrics and reports).
@@ -162,6 +185,7 @@ struct pipeline_config {
   eval_section eval;
   metrics_section metrics;
   log_section log;
+  server_section server;             ///< model.kind server only.
   std::string out = "runs/run";      ///< Output directory.
   /// `weights.path`: remote generators read each policy version from this shared
   /// directory (files the coordinator writes) instead of receiving its bytes.

@@ -270,6 +270,7 @@ learner_setup pipeline_handle::impl::learner_settings(const pipeline_components&
   const auto& c = config;
   learner_setup ls;
   ls.send_features = c.tracker.estimator == estimator_kind::learned;
+  ls.logprob_tolerance = c.learner.logprob_tolerance;
   ls.make_engine = parts.engines.learner;
   ls.prompts = prompts;
   ls.tracker = tracker;
@@ -303,10 +304,16 @@ result<bool> pipeline_handle::impl::start(prompt_table_ptr prompts, pipeline_com
   std::optional<tracker_state> restored;
   uint64_t resumed_version = 0;
   if (auto ok = read_resume(restored, resumed_version); !ok) return ok.err();
+  const caf::actor supervisor = caf::actor_cast<caf::actor>(self);
+  // A failed write of the log file ends the run like any other failed write.
+  run_log = log_failures_end_run(o.logger ? o.logger : stream_log(o.log), supervisor);
   if (!parts.engines.generator || !parts.engines.learner) {
     engine_request request;
     request.config = &c;
     request.prompts = prompts;
+    request.warn = [log = component_log(run_log, "engines")](const std::string& line) {
+      log->warn("{}", line);
+    };
     auto built = engines_for(request);
     if (!built)
       return error{built.err().message + "; or pass yours in pipeline_components::engines"};
@@ -319,9 +326,6 @@ result<bool> pipeline_handle::impl::start(prompt_table_ptr prompts, pipeline_com
                                   : std::make_shared<const verifier_registry>(
                                         verifier_registry::with_builtins());
   auto shared_tok = std::make_shared<const tokenizer>(*tok);
-  const caf::actor supervisor = caf::actor_cast<caf::actor>(self);
-  // A failed write of the log file ends the run like any other failed write.
-  run_log = log_failures_end_run(o.logger ? o.logger : stream_log(o.log), supervisor);
   log = component_log(run_log, "run");
 
   const std::string config_text = run_config_text(c.effective);

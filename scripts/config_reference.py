@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "reference" / "config.md"
 # The run document (quickstart) first, then what the others add: HF models, the compare
 # section, simulate and replay documents.
-SOURCES = ["quickstart.yaml", "hf-tiny.yaml", "compare.yaml", "simulate.yaml", "sim-smoke.yaml",
+SOURCES = ["quickstart.yaml", "hf-tiny.yaml", "server-llama.yaml", "compare.yaml", "simulate.yaml", "sim-smoke.yaml",
            "ada-est.yaml", "ada-seq-balance.yaml", "ada-seq-pos.yaml", "dapo.yaml", "grpo.yaml",
            "dr-grpo.yaml", "ada-est-online.yaml", "ada-budget.yaml", "sft.yaml", "compare-math.yaml",
            "compare-code.yaml", "compare-general.yaml", "compare-quick.yaml", "ablation.yaml"]

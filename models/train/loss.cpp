@@ -59,8 +59,11 @@ micro_batch gather_micro_batch(const std::vector<const train_sample*>& samples, 
 loss_result clipped_surrogate_part(const loss_batch& b, const loss_config& c,
                                    double batch_tokens) {
   const auto mask = b.mask.to(b.logp.scalar_type());
+  // A behaviour log-prob the generator could not give (NaN: llama-server drops those of
+  // tokens that end inside a UTF-8 character) is taken as the learner's own: ratio 1.
+  const auto old_logp = torch::where(torch::isnan(b.old_logp), b.logp.detach(), b.old_logp);
   const auto log_ratio =
-      (b.logp - b.old_logp).clamp(-c.log_ratio_clamp, c.log_ratio_clamp);
+      (b.logp - old_logp).clamp(-c.log_ratio_clamp, c.log_ratio_clamp);
   const auto ratio = torch::exp(log_ratio);
   const auto adv = b.advantages.to(b.logp.scalar_type()).unsqueeze(1).expand_as(ratio);
   const auto unclipped = -adv * ratio;

@@ -197,7 +197,12 @@ train_stats policy_learner::step_on(const std::vector<const train_sample*>& all)
   for (size_t k = 0; k < parts; ++k) {
     const std::vector<const train_sample*> part(all.begin() + ptrdiff_t(all.size() * k / parts),
                                                 all.begin() + ptrdiff_t(all.size() * (k + 1) / parts));
-    const auto u = update_on(part);
+    // The first update sees the weights the step starts from: what drew its fresh samples.
+    const auto u = update_on(part, k == 0);
+    if (k == 0) {
+      stats.logprob_gap_tokens = u.logprob_gap_tokens;
+      stats.logprob_gap = u.logprob_gap_tokens ? u.logprob_gap / double(u.logprob_gap_tokens) : 0;
+    }
     stats.samples += u.samples;
     stats.tokens += u.tokens;
     stats.reduced_bytes += u.reduced_bytes;
@@ -229,7 +234,7 @@ train_stats policy_learner::step_on(const std::vector<const train_sample*>& all)
   return stats;
 }
 
-train_stats policy_learner::update_on(const std::vector<const train_sample*>& all) {
+train_stats policy_learner::update_on(const std::vector<const train_sample*>& all, bool gap) {
   uint64_t total_tokens = 0, total_samples = 0;
   train_stats stats;
   const auto kept = share_of(all, total_tokens, total_samples, stats.reduce_seconds);
@@ -243,7 +248,7 @@ train_stats policy_learner::update_on(const std::vector<const train_sample*>& al
   const double tokens = double(total_tokens);
   const size_t mb = size_t(settings_.micro_batch);
   for (size_t begin = 0; begin < kept.size(); begin += mb)
-    accumulate(kept, begin, std::min(kept.size(), begin + mb), tokens, stats);
+    accumulate(kept, begin, std::min(kept.size(), begin + mb), tokens, stats, gap);
   if (group_) reduce_gradients(stats);
   // A non-finite loss or gradient is never applied. Every rank decides alike: the
   // gradients are all-reduced (a rank's NaN reaches every rank's norm), the loss is not,
@@ -260,10 +265,34 @@ train_stats policy_learner::update_on(const std::vector<const train_sample*>& al
   return stats;
 }
 
+// The log-prob gap of samples [begin, end) drawn by the weights the learner holds now
+// (version == version_): |log p_learner - log p_behaviour| summed over their tokens into
+// stats.logprob_gap, their token count into logprob_gap_tokens. On-policy they should
+// agree to rounding; a larger gap is a generator (a server's sampler, a quantized model,
+// other weights) drawing from another distribution than the one the ratio assumes.
+void policy_learner::add_logprob_gap(const std::vector<const train_sample*>& kept, size_t begin,
+                                     size_t end, const completion_scores& scores,
+                                     const micro_batch& mb, train_stats& stats) const {
+  std::vector<float> fresh(end - begin, 0.f);
+  bool any = false;
+  for (size_t i = begin; i < end; ++i)
+    if (kept[i]->version == version_) fresh[i - begin] = 1.f, any = true;
+  if (!any) return;
+  torch::NoGradGuard no_grad;
+  const auto rows = torch::tensor(fresh).to(device_).unsqueeze(1);
+  const auto old = mb.old_logp.to(device_);
+  const auto given = torch::logical_not(torch::isnan(old)).to(torch::kFloat);  // see loss.cpp
+  const auto mask = scores.mask.to(torch::kFloat) * rows * given;
+  const auto diff = torch::nan_to_num((scores.logp.detach().to(torch::kFloat) - old).abs(), 0.0);
+  stats.logprob_gap += (diff * mask).sum().item<double>();
+  stats.logprob_gap_tokens += uint64_t(mask.sum().item<double>() + 0.5);
+}
+
 // Forward and backward of samples [begin, end): the loss is divided by the whole
 // batch's token count, so the accumulated gradient is the whole batch's token-mean.
 void policy_learner::accumulate(const std::vector<const train_sample*>& kept, size_t begin,
-                                size_t end, double batch_tokens, train_stats& stats) {
+                                size_t end, double batch_tokens, train_stats& stats,
+                                bool gap) {
   auto mb = gather_micro_batch(kept, begin, end);
   torch::Tensor loss;
   completion_scores scores;
@@ -278,6 +307,7 @@ void policy_learner::accumulate(const std::vector<const train_sample*>& kept, si
     stats.clip_fraction += part.clip_fraction;
     stats.mean_ratio += part.mean_ratio;
   }
+  if (gap) add_logprob_gap(kept, begin, end, scores, mb, stats);
   loss.backward();
   stats.loss += loss.item<double>();
   double part_tokens = 0;

@@ -27,6 +27,9 @@
 
 namespace adarl {
 
+struct completion_scores;  // models/arch/logprobs.hpp
+struct micro_batch;        // models/train/loss.hpp
+
 /// A learner's checkpoints in its architecture's format (the transformer's directory,
 /// an HF directory).
 class learner_checkpoints {
@@ -123,13 +126,17 @@ class policy_learner final : public learner_engine {
   train_stats step_on(const std::vector<const train_sample*>& kept);
   /// One optimizer update on `part` (this rank's share of it with replicas); stats of
   /// that update alone (samples 0: nothing to train).
-  train_stats update_on(const std::vector<const train_sample*>& part);
+  /// `gap`: also measure the log-prob gap of the part's fresh samples (train_stats).
+  train_stats update_on(const std::vector<const train_sample*>& part, bool gap = false);
   /// This rank's share of `all` and the whole batch's token and sample counts.
   std::vector<const train_sample*> share_of(const std::vector<const train_sample*>& all,
                                             uint64_t& tokens, uint64_t& samples,
                                             double& seconds);
   void accumulate(const std::vector<const train_sample*>& kept, size_t begin, size_t end,
-                  double batch_tokens, train_stats& stats);
+                  double batch_tokens, train_stats& stats, bool gap = false);
+  void add_logprob_gap(const std::vector<const train_sample*>& kept, size_t begin, size_t end,
+                       const completion_scores& scores, const micro_batch& mb,
+                       train_stats& stats) const;
   /// Sums the gradients (in buckets) and the step's statistics over the ranks.
   void reduce_gradients(train_stats& stats);
   /// Throws when the ranks' parameters differ after a step (learner.check_replicas).

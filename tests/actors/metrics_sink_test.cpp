@@ -103,6 +103,8 @@ TEST(MetricsSinkTest, TheLineShowsEveryLineFieldOfTheListsByName) {
   r.sampling.rounds = {0, 2, 1};
   r.grad_norm = 1.25;
   r.updates = 4;
+  r.logprob_gap = 0.125;
+  r.logprob_gap_tokens = 40;
   const auto j = step_json(r, metrics_totals{}, std::nullopt);
   size_t shown = 0;
   for_each_field(step_report_fields, [&](const auto& f) {
@@ -119,9 +121,11 @@ TEST(MetricsSinkTest, TheLineShowsEveryLineFieldOfTheListsByName) {
       EXPECT_EQ(j[f.name], nlohmann::json(r.*(f.member))) << f.name;
     }
   });
-  EXPECT_EQ(shown, 22u);
+  EXPECT_EQ(shown, 24u);
   EXPECT_EQ(j["samples"], 77);
   EXPECT_EQ(j["updates"], 4);
+  EXPECT_EQ(j["logprob_gap"], 0.125);
+  EXPECT_EQ(j["logprob_gap_tokens"], 40);
   EXPECT_EQ(j["rounds"], nlohmann::json({0, 2, 1}));
 }
 

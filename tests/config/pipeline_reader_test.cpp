@@ -51,6 +51,19 @@ struct expected_strategy {
   exit_rule exit = exit_rule::balance;  // ada-seq only
 };
 
+/// A tiny HF checkpoint (1 layer, the small tokenizer) under the test temp dir, for the
+/// configs whose model.path names one.
+std::string small_hf_dir(const std::string& name) {
+  const std::string dir = testing::TempDir() + "/" + name;
+  test::tiny_hf_spec spec;
+  spec.hidden = 16;
+  spec.intermediate = 32;
+  spec.layers = 1;
+  spec.real_tokenizer = false;
+  test::write_tiny_hf(dir, spec);
+  return dir;
+}
+
 TEST(PipelineReaderTest, EveryShippedRunConfigLoadsWithTheStrategyItsNameSays) {
   const std::map<std::string, expected_strategy> expected = {
       {"quickstart", {strategy_kind::ada_seq, exit_rule::balance}},
@@ -64,16 +77,11 @@ TEST(PipelineReaderTest, EveryShippedRunConfigLoadsWithTheStrategyItsNameSays) {
       {"ada-budget", {strategy_kind::ada_budget}},
       {"sim-smoke", {strategy_kind::ada_seq, exit_rule::pos}},
       {"hf-tiny", {strategy_kind::grpo}},
+      {"server-llama", {strategy_kind::grpo}},
   };
   // hf-tiny's model.path names a checkpoint the user writes first (make_tiny_hf): point
   // it at a tiny one written here, so that the reader checks the rest of the file.
-  const std::string hf_dir = testing::TempDir() + "/shipped-hf-tiny";
-  test::tiny_hf_spec spec;
-  spec.hidden = 16;
-  spec.intermediate = 32;
-  spec.layers = 1;
-  spec.real_tokenizer = false;
-  test::write_tiny_hf(hf_dir, spec);
+  const std::string hf_dir = small_hf_dir("shipped-hf-tiny");
   size_t loaded = 0;
   for (const auto& entry : std::filesystem::directory_iterator(configs_dir)) {
     const auto path = entry.path();
@@ -82,13 +90,14 @@ TEST(PipelineReaderTest, EveryShippedRunConfigLoadsWithTheStrategyItsNameSays) {
         stem.rfind("compare-", 0) == 0 || stem.rfind("ablation", 0) == 0 ||
         stem.rfind("equal-compute-", 0) == 0)
       continue;  // other commands' documents (compare_test.cpp reads compare.yaml)
-    const bool hf = stem == "hf-tiny";
+    const bool hf = stem == "hf-tiny" || stem == "server-llama";
     auto c = load_pipeline_config(path.string(),
                                   hf ? std::vector<std::string>{"model.path=" + hf_dir}
                                      : std::vector<std::string>{});
     ASSERT_TRUE(c.ok()) << path << ": " << c.err().message;
     ++loaded;
-    EXPECT_EQ(c->policy.kind == policy_kind::hf, hf) << stem;
+    EXPECT_EQ(c->policy.kind == policy_kind::hf, stem == "hf-tiny") << stem;
+    EXPECT_EQ(c->policy.kind == policy_kind::server, stem == "server-llama") << stem;
     EXPECT_EQ(c->name, stem);
     // The first command of the README runs again and again: a new directory per run.
     EXPECT_EQ(c->out, stem == "quickstart" ? "runs/quickstart/{time}" : "runs/" + stem);
@@ -101,6 +110,39 @@ TEST(PipelineReaderTest, EveryShippedRunConfigLoadsWithTheStrategyItsNameSays) {
     EXPECT_GE(c->tracker.steps, 1u) << stem;
   }
   EXPECT_EQ(loaded, expected.size());
+}
+
+TEST(PipelineReaderTest, TheServerSectionIsReadForTheServerKindOnlyAndChecked) {
+  const std::string hf_dir = small_hf_dir("server-kind-hf");
+  const std::string server = configs_dir + "/server-llama.yaml";
+  auto c = load_pipeline_config(server, {"model.path=" + hf_dir});
+  ASSERT_TRUE(c) << c.err().message;
+  EXPECT_EQ(c->server.dialect, server_dialect::llama);
+  EXPECT_EQ(c->server.url, "http://127.0.0.1:18181");
+  EXPECT_NE(c->server.launch.find("{model}"), std::string::npos);
+  EXPECT_DOUBLE_EQ(c->learner.logprob_tolerance, 0.05);
+  auto bad = [&](const std::vector<std::string>& o, const std::string& what) {
+    std::vector<std::string> all{"model.path=" + hf_dir};
+    all.insert(all.end(), o.begin(), o.end());
+    auto r = load_pipeline_config(server, all);
+    ASSERT_FALSE(r) << what;
+    EXPECT_NE(r.err().message.find(what), std::string::npos) << r.err().message;
+  };
+  bad({"server.dialect=tgi"}, "llama, sglang or vllm");
+  bad({"server.url=127.0.0.1:80"}, "server.url");
+  bad({"server.launch=\"\""}, "server.launch");  // llama loads its model only at start
+  bad({"server.launch=\"llama-server -m {weights}\""}, "unknown placeholder {weights}");
+  bad({"actors.generators=2"}, "actors.generators");
+  bad({"learner.logprob_tolerance=-1"}, "learner.logprob_tolerance");
+  // SGLang loads versions itself: no launch needed.
+  auto sglang = load_pipeline_config(server, {"model.path=" + hf_dir, "server.dialect=sglang",
+                                              "server.launch=\"\""});
+  EXPECT_TRUE(sglang) << sglang.err().message;
+  // Another kind has no server section.
+  auto other = load_pipeline_config(configs_dir + "/hf-tiny.yaml",
+                                    {"model.path=" + hf_dir, "server.url=http://h:1"});
+  ASSERT_FALSE(other);
+  EXPECT_NE(other.err().message.find("only with model.kind server"), std::string::npos);
 }
 
 TEST(PipelineReaderTest, QuickstartHasTheDocumentedBudget) {

@@ -33,10 +33,14 @@ struct kind_row {
 };
 
 TEST(EngineKindTest, ATableByKindMustListEveryKindInEnumOrder) {
-  constexpr std::array<kind_row, 3> in_order{
-      {{policy_kind::transformer}, {policy_kind::simulated}, {policy_kind::hf}}};
-  constexpr std::array<kind_row, 3> swapped{
-      {{policy_kind::simulated}, {policy_kind::transformer}, {policy_kind::hf}}};
+  constexpr std::array<kind_row, 4> in_order{{{policy_kind::transformer},
+                                              {policy_kind::simulated},
+                                              {policy_kind::hf},
+                                              {policy_kind::server}}};
+  constexpr std::array<kind_row, 4> swapped{{{policy_kind::simulated},
+                                             {policy_kind::transformer},
+                                             {policy_kind::hf},
+                                             {policy_kind::server}}};
   constexpr std::array<kind_row, 2> short_one{
       {{policy_kind::transformer}, {policy_kind::simulated}}};
   static_assert(rows_in_kind_order(in_order));
@@ -48,7 +52,7 @@ TEST(EngineKindTest, AnUnknownNameListsTheKnownOnes) {
   for (const char* bad : {"torch", "charset", "Transformer", ""}) {
     auto k = parse_policy_kind(bad);
     ASSERT_FALSE(k) << bad;
-    EXPECT_EQ(k.err().message, "expected transformer, simulated or hf, got \"" +
+    EXPECT_EQ(k.err().message, "expected transformer, simulated, hf or server, got \"" +
                                    std::string(bad) + "\"");
   }
 }
@@ -85,7 +89,7 @@ TEST(EngineKindTest, AnEngineSpecCarriesItsKindByName) {
   auto bad = decode_engine_spec(R"({"kind":"torch","capacity":4})");
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.err().message,
-            "engine spec: kind: expected transformer, simulated or hf, got \"torch\"");
+            "engine spec: kind: expected transformer, simulated, hf or server, got \"torch\"");
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -125,6 +126,48 @@ TEST(HfEnginesTest, LearnerRaisesARewardedCompletionAndCheckpointsAsAnHfDirector
   auto reopened = build_hf_policy(from_ck, torch::kCPU);
   ASSERT_TRUE(reopened.ok()) << reopened.err().message;
   EXPECT_EQ(reopened->source.dtype, tensor_dtype::bf16);
+}
+
+TEST(HfEnginesTest, TheLogprobGapMeasuresFreshSamplesDrawnFromAnotherDistribution) {
+  test::scratch_dir dir;
+  test::write_tiny_hf(dir.file("base"), bf16_spec());
+  auto base = build_hf_policy(learner_config(dir.file("base")).policy, torch::kCPU);
+  ASSERT_TRUE(base.ok());
+  const auto exact = logprobs_of(base->model, rewarded({}, 0));
+  std::vector<float> shifted = exact;
+  for (float& x : shifted) x -= 0.3f;  // a generator whose distribution is not the learner's
+  {
+    auto learner = make_hf_learner(learner_config(dir.file("base")));
+    ASSERT_TRUE(learner.ok());
+    auto stats = (*learner)->train({rewarded(exact, 1.f)});
+    ASSERT_TRUE(stats.ok());
+    EXPECT_EQ(stats->logprob_gap_tokens, 3u);
+    EXPECT_LT(stats->logprob_gap, 1e-4);  // the same weights: rounding only
+  }
+  {
+    auto learner = make_hf_learner(learner_config(dir.file("base")));
+    ASSERT_TRUE(learner.ok());
+    auto stale = rewarded(exact, 1.f);
+    stale.version = 7;  // not the learner's weights: not measured
+    auto stats = (*learner)->train({rewarded(shifted, 1.f), stale});
+    ASSERT_TRUE(stats.ok());
+    EXPECT_EQ(stats->logprob_gap_tokens, 3u);
+    EXPECT_NEAR(stats->logprob_gap, 0.3, 1e-3);
+    // A token whose behaviour log-prob the generator did not give (NaN) trains with the
+    // learner's own (ratio 1) and is left out of the gap.
+    auto partial = rewarded(exact, 1.f);
+    partial.behaviour_logprobs[1] = std::numeric_limits<float>::quiet_NaN();
+    partial.version = 1;
+    auto with_missing = (*learner)->train({partial});
+    ASSERT_TRUE(with_missing.ok());
+    EXPECT_TRUE(with_missing->nonfinite.empty());
+    EXPECT_TRUE(std::isfinite(with_missing->loss));
+    EXPECT_EQ(with_missing->logprob_gap_tokens, 2u);
+    // The next step's samples of version 0 are stale: nothing is measured.
+    auto next = (*learner)->train({rewarded(exact, 1.f)});
+    ASSERT_TRUE(next.ok());
+    EXPECT_EQ(next->logprob_gap_tokens, 0u);
+  }
 }
 
 TEST(HfEnginesTest, LearnerRefusesSamplesThatDoNotFit) {
