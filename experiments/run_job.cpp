@@ -75,6 +75,7 @@ run_summary_input summary_input(const pipeline_config& c, double wall_seconds,
   in.wall_seconds = wall_seconds;
   in.out = c.out;
   in.alarm.share = c.metrics.alarm_share;
+  in.logprob_tolerance = c.learner.logprob_tolerance;
   if (report) in.files.push_back("report.html");
   for (const char* f : {"metrics.jsonl", "metrics.csv", "eval.jsonl"})
     if (std::filesystem::exists(c.out + "/" + f)) in.files.push_back(f);

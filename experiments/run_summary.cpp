@@ -128,6 +128,17 @@ std::string alarm_lines(const json& facts, const reason_watch_config& alarm) {
   return s;
 }
 
+/// A warning when a step's log-prob gap passed learner.logprob_tolerance; else "".
+std::string gap_line(const json& facts, double tolerance) {
+  const json& g = object_at(facts, "logprob_gap");
+  if (tolerance <= 0 || !g.is_object() || !(number(g, "max") > tolerance)) return "";
+  return "\n  warning      the generators' log-probs differ from the learner's: " +
+         fixed(number(g, "mean"), 4) + " nats per token on average, " +
+         fixed(number(g, "max"), 4) + " in the worst step (learner.logprob_tolerance " +
+         fixed(tolerance, 4) + "): the samples were not drawn from the distribution the "
+         "importance ratio assumes (metrics.jsonl logprob_gap; docs/guides/engines.md)";
+}
+
 std::string warning_lines(const json& facts, const reason_watch_config& alarm) {
   std::string s;
   const std::string steps = count(number(object_at(facts, "totals"), "steps"));
@@ -164,7 +175,7 @@ std::string run_summary(const nlohmann::json& facts, const run_summary_input& in
   return "  real_reward  " + reward_line(facts) + "\n  held-out     " +
          heldout_line(facts) + "\n  spent        " + spent_line(facts, in.wall_seconds) +
          "\n  files        " + in.out + ":" + (files.empty() ? " (none)" : files) +
-         warning_lines(facts, in.alarm);
+         warning_lines(facts, in.alarm) + gap_line(facts, in.logprob_tolerance);
 }
 
 }  // namespace adarl

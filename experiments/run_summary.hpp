@@ -18,6 +18,7 @@ struct run_summary_input {
   std::string out;                 ///< The run's directory.
   std::vector<std::string> files;  ///< What it holds worth naming (report.html, ...).
   reason_watch_config alarm;       ///< Zero-reward reasons of a broken set-up.
+  double logprob_tolerance = 0.05; ///< learner.logprob_tolerance (0 = no warning).
 };
 
 /// Lines, each "  LABEL  figures" (no trailing newline after the last), from `facts`

@@ -94,6 +94,8 @@ struct run_sums {
   double samples = 0, prompts = 0, time_step = 0;
   size_t timed_steps = 0;
   size_t nonfinite_steps = 0, empty_steps = 0;
+  /// The log-prob gap: sum of gap x tokens, the tokens, the largest step's gap.
+  double gap_sum = 0, gap_tokens = 0, gap_max = 0;
 };
 
 void add_bins(const json& line, run_sums& s) {
@@ -144,6 +146,12 @@ void add_counts(const json& line, run_sums& s) {
   s.samples += num(line, "samples");
   s.prompts += num(line, "prompts");
   s.nonfinite_steps += line.contains("nonfinite") ? 1 : 0;
+  if (const double n = num(line, "logprob_gap_tokens"); n > 0) {
+    const double gap = num(line, "logprob_gap");
+    s.gap_sum += gap * n;
+    s.gap_tokens += n;
+    s.gap_max = std::max(s.gap_max, gap);
+  }
   const auto e = line.find("exits");
   const bool skipped = e != line.end() && e->is_object() && num(*e, "skipped") > 0;
   s.empty_steps += skipped && num(line, "samples") == 0 ? 1 : 0;
@@ -210,6 +218,11 @@ void add_sums(const run_sums& s, json& out) {
   out["reliability"] = reliability;
   out["nonfinite_steps"] = s.nonfinite_steps;
   out["empty_steps"] = s.empty_steps;
+  // Null when no step had a fresh sample to measure it on (docs/guides/engines.md).
+  out["logprob_gap"] = s.gap_tokens > 0 ? json{{"mean", s.gap_sum / s.gap_tokens},
+                                               {"max", s.gap_max},
+                                               {"tokens", s.gap_tokens}}
+                                        : json(nullptr);
   double total = 0;
   std::vector<std::pair<std::string, double>> reasons(s.zero.begin(), s.zero.end());
   for (const auto& r : reasons) total += r.second;

@@ -193,6 +193,12 @@ std::string facts(const json& d) {
               fixed(b.at("best").at("accuracy").get<double>(), 3),
               "at version " + fixed(b.at("best").at("version").get<double>(), 0), "best");
   h += target_fact(d, "heldout", "Held-out") + target_fact(d, "real_reward", "Reward");
+  if (const auto g = d.find("logprob_gap"); g != d.end() && g->is_object())
+    h += fact("Log-prob gap", fixed(g->at("mean").get<double>(), 6),
+              "nats per token, generators vs learner on " +
+                  count_text(g->at("tokens").get<double>()) + " fresh tokens; largest step " +
+                  fixed(g->at("max").get<double>(), 6),
+              "logprob_gap");
   return h + "</div>\n";
 }
 

@@ -336,9 +336,12 @@ std::optional<server_request> load_weights_request(server_dialect d,
                                  {"abort_all_requests", false}}
                                 .dump()};
     case server_dialect::vllm:
-      // Development mode (VLLM_SERVER_DEV_MODE=1): the workers reload from the model
-      // directory the server was started with, overwritten in place by the publisher.
-      return server_request{"/collective_rpc", json{{"method", "reload_weights"}}.dump()};
+      // Development mode (VLLM_SERVER_DEV_MODE=1): the workers' reload_weights, from the
+      // version's directory (recent vLLM takes weights_path; an older one reloads the
+      // directory it was started on).
+      return server_request{
+          "/collective_rpc",
+          json{{"method", "reload_weights"}, {"kwargs", {{"weights_path", dir}}}}.dump()};
     case server_dialect::llama:
       return std::nullopt;
   }

@@ -236,6 +236,11 @@ TEST(ServerDialectTest, WeightsLoadByTheRoutesTheProjectsDocument) {
   ASSERT_FALSE(failed);
   EXPECT_NE(failed.err().message.find("no such file"), std::string::npos);
   EXPECT_FALSE(load_weights_request(server_dialect::llama, "/w/v3", "adarl-v3"));
+  auto v3 = load_weights_request(server_dialect::vllm, "/w/v3", "adarl-v3");
+  ASSERT_TRUE(v3);
+  EXPECT_EQ(v3->path, "/collective_rpc");
+  EXPECT_EQ(json::parse(*v3->body),
+            json({{"method", "reload_weights"}, {"kwargs", {{"weights_path", "/w/v3"}}}}));
 
   auto v = version_requests(server_dialect::sglang);
   ASSERT_EQ(v.size(), 3u);

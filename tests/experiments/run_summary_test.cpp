@@ -167,6 +167,31 @@ TEST(RunSummaryTest, ALostAnswerFormatIsWarned) {
   EXPECT_EQ(text_of().find("answer format"), std::string::npos) << text_of();
 }
 
+TEST(RunSummaryTest, ALogprobGapAboveTheToleranceIsWarned) {
+  run_summary_input in;
+  in.logprob_tolerance = 0.05;
+  auto lines = steps(4);
+  const auto text_of = [&] { return summary_of(lines, {}, in); };
+  EXPECT_EQ(text_of().find("log-probs differ"), std::string::npos);  // not measured
+  lines[0]["logprob_gap"] = 0.01;
+  lines[0]["logprob_gap_tokens"] = 300;
+  lines[2]["logprob_gap"] = 0.2;
+  lines[2]["logprob_gap_tokens"] = 100;
+  lines[3]["logprob_gap"] = 9.0;  // not measured: its figure is not read
+  lines[3]["logprob_gap_tokens"] = 0;
+  const auto text = text_of();
+  EXPECT_NE(text.find("warning      the generators' log-probs differ from the learner's: "
+                      "0.0575 nats per token on average, 0.2000 in the worst step"),
+            std::string::npos)
+      << text;
+  lines[2]["logprob_gap"] = 0.04;  // every step within the tolerance
+  EXPECT_EQ(text_of().find("log-probs differ"), std::string::npos) << text_of();
+  in.logprob_tolerance = 0.03;
+  EXPECT_NE(text_of().find("log-probs differ"), std::string::npos);
+  in.logprob_tolerance = 0;  // off
+  EXPECT_EQ(text_of().find("log-probs differ"), std::string::npos);
+}
+
 TEST(RunSummaryTest, DurationsReadNaturally) {
   EXPECT_EQ(duration_text(0.04), "0.0 s");
   EXPECT_EQ(duration_text(59.94), "59.9 s");

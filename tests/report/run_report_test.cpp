@@ -199,6 +199,23 @@ TEST(RunReportTest, FactsPoolTheTenthsFormatFailuresAndCompletionLengths) {
   EXPECT_TRUE(f["tenths"]["tokens_per_sample_last"].is_null());
 }
 
+TEST(RunReportTest, FactsWeighTheLogprobGapByItsTokensAndSkipUnmeasuredSteps) {
+  std::vector<json> lines;
+  for (int k = 0; k < 3; ++k) lines.push_back({{"step", k}, {"samples", 8}, {"real_reward", 0.5}});
+  auto f = run_facts(lines, {}, {});
+  EXPECT_TRUE(f["logprob_gap"].is_null());  // lines without the figure: not measured
+  lines[0]["logprob_gap"] = 0.001;
+  lines[0]["logprob_gap_tokens"] = 300;
+  lines[1]["logprob_gap"] = 0.5;  // 0 tokens: not a measurement
+  lines[1]["logprob_gap_tokens"] = 0;
+  lines[2]["logprob_gap"] = 0.005;
+  lines[2]["logprob_gap_tokens"] = 100;
+  f = run_facts(lines, {}, {});
+  EXPECT_DOUBLE_EQ(f["logprob_gap"]["mean"].get<double>(), (0.3 + 0.5) / 400);
+  EXPECT_DOUBLE_EQ(f["logprob_gap"]["max"].get<double>(), 0.005);
+  EXPECT_DOUBLE_EQ(f["logprob_gap"]["tokens"].get<double>(), 400);
+}
+
 TEST(RunReportTest, TheEstimatorsReliabilityCurvePoolsTheStepsBins) {
   const std::string dir = fixture_dir("reliability");
   testing_run::write_seq_run(dir);
