@@ -110,11 +110,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "server_bench: HF_DIR and positive counts, please\n");
     return 2;
   }
-  if (o.server.empty()) {
-    const char* home = std::getenv("HOME");
-    o.server =
-        std::string(home ? home : "") + "/.cache/adarl/llama-server/bin/llama-server";
-  }
+  if (o.server.empty()) o.server = installed_llama_server();
   auto config = read_hf_config(o.dir);
   if (!config) {
     std::fprintf(stderr, "server_bench: %s\n", config.err().message.c_str());

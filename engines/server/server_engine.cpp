@@ -67,6 +67,14 @@ class http_transport final : public server_transport {
 
 using clock_type = std::chrono::steady_clock;
 
+/// Why an exchange with the server failed ("" for a 200 reply): no reply, or the status
+/// with the start of the body.
+std::string failed_exchange(const std::string& path, const result<http_reply>& r) {
+  if (!r) return path + ": " + r.err().message;
+  if (r->status == 200) return "";
+  return path + ": HTTP " + std::to_string(r->status) + ": " + r->body.substr(0, 200);
+}
+
 /// What the engine's owner and its request workers share.
 struct shared_rows {
   std::mutex mutex;
@@ -159,14 +167,8 @@ class server_engine final : public generation_engine {
         auto reply = rows.stopping ? result<http_reply>(error{"stopping"})
                                    : link.transport().send(request, c.timeout, &rows);
         --rows.sending;
-        std::string problem;
-        if (!reply) {
-          problem = reply.err().message;
-        } else if (reply->status != 200) {
-          problem = "HTTP " + std::to_string(reply->status) + " from " + request.path +
-                    ": " + reply->body.substr(0, 200);
-        }
-        if (!problem.empty()) {
+        if (const std::string problem = failed_exchange(request.path, reply);
+            !problem.empty()) {
           link.count(&server_counts::unreachable, problem);
         } else if (auto got = read_completion(c.dialect, reply->body, c.draw, c.vocab);
                    !got) {
@@ -246,10 +248,8 @@ result<bool> server_link::check_version(const std::string& name,
   std::string tried;
   for (const auto& check : version_requests(config_.dialect)) {
     auto r = transport_->send(check, config_.timeout);
-    if (!r || r->status != 200) {
-      tried += (tried.empty() ? "" : ", ") + check.path +
-               (r ? " (HTTP " + std::to_string(r->status) + ")"
-                  : " (" + r.err().message + ")");
+    if (const std::string problem = failed_exchange(check.path, r); !problem.empty()) {
+      tried += (tried.empty() ? "" : "; ") + problem;
       continue;
     }
     auto said = read_version_reply(config_.dialect, r->body);
@@ -284,10 +284,8 @@ result<bool> server_link::load(const weights_ptr& weights) {
     route = load_weights_request(config_.dialect, *dir, name);
     // A load takes as long as the server needs to read the weights: no request timeout.
     auto reply = transport_->send(*route, std::max(config_.timeout, 600.0));
-    if (!reply) return error{route->path + ": " + reply.err().message};
-    if (reply->status != 200)
-      return error{route->path + ": HTTP " + std::to_string(reply->status) + ": " +
-                   reply->body.substr(0, 300)};
+    if (const std::string problem = failed_exchange(route->path, reply); !problem.empty())
+      return error{problem};
     if (auto ok = read_load_reply(config_.dialect, reply->body); !ok) return ok.err();
   } else if (auto ok = process_->restart(*transport_, *dir, name, port_); !ok) {
     return ok.err();

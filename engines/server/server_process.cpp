@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <thread>
@@ -34,6 +35,14 @@ std::string tail_of(const std::string& path, size_t n) {
 }
 
 }  // namespace
+
+std::string installed_llama_server() {
+  if (const char* p = std::getenv("ADARL_LLAMA_SERVER"); p && *p) return p;
+  if (const char* p = std::getenv("ADARL_LLAMA_PREFIX"); p && *p)
+    return std::string(p) + "/bin/llama-server";
+  const char* home = std::getenv("HOME");
+  return std::string(home ? home : "") + "/.cache/adarl/llama-server/bin/llama-server";
+}
 
 int free_loopback_port() {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);

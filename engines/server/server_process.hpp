@@ -13,6 +13,11 @@
 
 namespace adarl {
 
+/// Where scripts/llama_server.sh puts llama-server: $ADARL_LLAMA_SERVER if set, else
+/// ${ADARL_LLAMA_PREFIX:-$HOME/.cache/adarl/llama-server}/bin/llama-server (it may not
+/// exist).
+std::string installed_llama_server();
+
 /// A TCP port on 127.0.0.1 that was free a moment ago (a server to start takes it).
 int free_loopback_port();
 

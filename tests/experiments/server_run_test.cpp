@@ -24,9 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 
 TEST(ServerRunTest, ARunOnLlamaServerTrainsOnEveryVersionItServes) {
-  const char* home = std::getenv("HOME");
-  const std::string server =
-      std::string(home ? home : "") + "/.cache/adarl/llama-server/bin/llama-server";
+  const std::string server = installed_llama_server();
   if (!fs::exists(server)) {
     const char* required = std::getenv("ADARL_REQUIRE_LLAMA_SERVER");
     if (required && *required == '1')
@@ -50,13 +48,18 @@ TEST(ServerRunTest, ARunOnLlamaServerTrainsOnEveryVersionItServes) {
   hooks.out = &out;
   hooks.err = &err;
   hooks.stop = &never;
-  run_request req{std::string(ADARL_SOURCE_DIR) + "/configs/server-llama.yaml",
-                  {"out=" + dir + "/run", "model.path=" + dir + "/hf",
-                   "server.url=http://127.0.0.1:" + std::to_string(port),
-                   "tracker.steps=2", "tasks.held_out=2", "sampling.max_new_tokens=8",
-                   "progress=false", "stall_seconds=120"},
-                  "",
-                  false};
+  run_request req{
+      std::string(ADARL_SOURCE_DIR) + "/configs/server-llama.yaml",
+      {"out=" + dir + "/run", "model.path=" + dir + "/hf",
+       "server.url=http://127.0.0.1:" + std::to_string(port),
+       // the config's launch with the binary checked above
+       "server.launch=\"" + server +
+           " -m {model} --alias {version} --host 127.0.0.1 --port {port} -c 1024"
+           " -np 4 -t 1 -fa off -ctk f32 -ctv f32 --no-webui\"",
+       "tracker.steps=2", "tasks.held_out=2", "sampling.max_new_tokens=8",
+       "progress=false", "stall_seconds=120"},
+      "",
+      false};
   const auto r = run_job(req, hooks);
   ASSERT_EQ(r.status, run_status::finished) << err.str() << out.str();
   EXPECT_EQ(r.version, 2u);

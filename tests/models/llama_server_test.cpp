@@ -24,13 +24,9 @@
 namespace adarl {
 namespace {
 
-/// The llama-server of scripts/llama_server.sh: $ADARL_LLAMA_SERVER, else its default
-/// prefix's wrapper; "" when neither exists.
+/// The llama-server of scripts/llama_server.sh, "" when it is not installed.
 std::string llama_server_binary() {
-  if (const char* p = std::getenv("ADARL_LLAMA_SERVER"); p && *p) return p;
-  const char* home = std::getenv("HOME");
-  const std::string path =
-      std::string(home ? home : "") + "/.cache/adarl/llama-server/bin/llama-server";
+  const std::string path = installed_llama_server();
   return std::filesystem::exists(path) ? path : "";
 }
 
