@@ -167,15 +167,9 @@ result<engine_factories> hf_engines(const engine_request& r) {
   return f;
 }
 
-/// The server kind: the hf kind's learner; one generator whose rows are requests to the
-/// server (engines/server/server_engine.hpp), which loads each version the learner makes
-/// from the HF directories the publisher writes under server.weights_dir.
-result<engine_factories> server_engines(const engine_request& r) {
-  const pipeline_config& c = *r.config;
-  auto codec = codec_of(r);
-  if (!codec) return codec.err();
-  auto transport = make_http_transport(c.server.url);
-  if (!transport) return transport.err();
+/// What the server kind's generators ask the server for: server: with the run's sampling,
+/// the codec's end ids and the model's vocabulary.
+result<server_config> server_config_of(const pipeline_config& c, const text_codec& codec) {
   server_config s;
   s.dialect = c.server.dialect;
   s.url = c.server.url;
@@ -188,14 +182,28 @@ result<engine_factories> server_engines(const engine_request& r) {
   if (!model) return model.err();
   s.vocab = int32_t(model->vocab_size);
   s.draw.sampling = c.sampling;
-  s.draw.end_ids = (*codec)->end_ids();
+  s.draw.end_ids = codec.end_ids();
   s.draw.model = c.server.model;
+  return s;
+}
+
+/// The server kind: the hf kind's learner; one generator whose rows are requests to the
+/// server (engines/server/server_engine.hpp), which loads each version the learner makes
+/// from the HF directories the publisher writes under server.weights_dir.
+result<engine_factories> server_engines(const engine_request& r) {
+  const pipeline_config& c = *r.config;
+  auto codec = codec_of(r);
+  if (!codec) return codec.err();
+  auto transport = make_http_transport(c.server.url);
+  if (!transport) return transport.err();
+  auto s = server_config_of(c, **codec);
+  if (!s) return s.err();
   const std::string root =
       c.server.weights_dir.empty() ? c.out + "/server-weights" : c.server.weights_dir;
   auto publish = make_hf_weight_publisher(hf_policy_of(c), root, c.server.keep_versions);
   if (!publish) return error{"server.weights_dir: " + publish.err().message};
   // llama-server reads GGUF: each version's HF directory is converted beside it.
-  const bool gguf = c.server.dialect == server_dialect::llama;
+  const bool gguf = is_llama_server(c.server.dialect);
   weight_publisher publisher = *publish;
   if (gguf)
     publisher = [hf = *publish](const weights_ptr& w) -> result<std::string> {
@@ -206,7 +214,7 @@ result<engine_factories> server_engines(const engine_request& r) {
         return ok.err();
       return file;
     };
-  auto link = std::make_shared<server_link>(std::move(s), std::move(*transport), publisher);
+  auto link = std::make_shared<server_link>(std::move(*s), std::move(*transport), publisher);
   if (r.warn) link->on_warning(r.warn);
   if (!c.server.launch.empty()) {
     const auto address = parse_server_url(c.server.url);
@@ -224,6 +232,9 @@ result<engine_factories> server_engines(const engine_request& r) {
         return error{"model.path as GGUF for server.launch: " + ok.err().message};
     }
     if (auto ok = link->start(base); !ok) return ok.err();
+    // The server adarl started: its dialect and sampling (an outside one's are checked
+    // before the run: check_server()).
+    if (auto ok = probe_server(link->config(), link->transport(), 0); !ok) return ok.err();
   }
   const hf_learner_config l = hf_learner_of(c, **codec);
   engine_factories f;
@@ -310,6 +321,17 @@ result<bool> check_device(const pipeline_config& c) {
     if (auto l = parse_device(c.learner.device); !l)
       return error{"learner.device: " + l.err().message};
   return true;
+}
+
+result<bool> check_server(const pipeline_config& c) {
+  if (c.policy.kind != kind_named("server") || !c.server.launch.empty()) return true;
+  auto codec = run_codec(c);
+  if (!codec) return codec.err();
+  auto s = server_config_of(c, **codec);
+  if (!s) return s.err();
+  auto transport = make_http_transport(c.server.url);
+  if (!transport) return transport.err();
+  return probe_server(*s, **transport, c.server.start_timeout);
 }
 
 result<engine_factories> run_engines(const pipeline_config& c, prompt_table_ptr prompts,

@@ -37,6 +37,13 @@ learner_spec learner_spec_of(const pipeline_config& c);
 /// validation of a config before anything starts; no-op for a kind that trains no model.
 result<bool> check_device(const pipeline_config& c);
 
+/// Checks the inference server of a run of the server kind that adarl does not start
+/// itself (server.launch empty) before anything starts: it answers, speaks
+/// server.dialect and samples as asked (probe_server(), waiting up to
+/// server.start_timeout while it loads). An error names server.url and what it answered;
+/// no-op for other kinds and for a server that adarl starts (checked when it starts).
+result<bool> check_server(const pipeline_config& c);
+
 /// The engines of any run, from the registry (LibTorch kinds registered first): a
 /// warm-started kind's from base_checkpoint(). `join.stop` stops the warm start as well
 /// as the learner's wait for its other ranks.

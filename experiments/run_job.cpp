@@ -159,7 +159,9 @@ run_job_result train(const run_io& j, pipeline_config& c, const prompt_table_ptr
   if (!engines && j.stop.load())
     return stopped_before_training(j, c, engines.err().message, w.log);
   if (!engines)
-    return said(j, run_status::failed, c.out, "run: warm start: " + engines.err().message);
+    return said(j, run_status::failed, c.out,
+                std::string(kind.sft_warm_start() ? "run: warm start: " : "run: engines: ") +
+                    engines.err().message);
   if (j.stop.load())
     return stopped_before_training(j, c,
                                    kind.sft_warm_start()

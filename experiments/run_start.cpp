@@ -132,6 +132,7 @@ run_ended check_run(const run_io& j, pipeline_config& c, prompt_table_ptr& promp
         << (c.tasks.dataset.empty() ? "suite " + c.tasks.suite : c.tasks.dataset) << ")\n";
   if (auto ok = check_sft_items(c); !ok) return refuse(ok.err());
   if (auto ok = check_listen_endpoints(c); !ok) return refuse(ok.err());
+  if (auto ok = check_server(c); !ok) return refuse(ok.err());
   describe_sandbox(*prompts, j.err);
   return std::nullopt;
 }

@@ -13,24 +13,35 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr std::string_view dialect_names[] = {"llama", "sglang", "vllm"};
+constexpr std::string_view dialect_names[] = {"llama", "sglang", "vllm", "llama-openai"};
 
 // Seeds travel as JSON integers; servers read them as signed 32- or 64-bit values.
 int64_t server_seed(uint64_t stream) {
   return int64_t(stream & 0x7fffffffu);
 }
 
-json llama_body(const server_draw& d, const std::vector<int32_t>& prompt, uint64_t seed,
-                bool greedy) {
-  // llama-server's sampler chain runs only what `samplers` names: temperature alone is
-  // plain sampling from softmax(logits / T) (top_p when the run sets one); every other
-  // sampler and penalty is also set to its off value in case a build ignores `samplers`.
+/// llama-server's sampler chain for `d`: temperature alone is plain sampling from
+/// softmax(logits / T); top_p before it when the run sets one.
+json llama_samplers(const server_draw& d) {
   json samplers = json::array();
   if (d.sampling.top_p < 1.f) samplers.push_back("top_p");
   samplers.push_back("temperature");
+  return samplers;
+}
+
+bool llama_post_sampling(const server_draw& d, bool greedy) {
+  return !greedy && (d.sampling.temperature != 1.f || d.sampling.top_p < 1.f);
+}
+
+json llama_body(const server_draw& d, const std::vector<int32_t>& prompt, uint64_t seed,
+                bool greedy) {
+  // llama-server's sampler chain runs only what `samplers` names; every other sampler
+  // and penalty is also set to its off value in case a build ignores `samplers`
+  // (check_sampling() reads back what it used).
   return {{"prompt", prompt},
           {"n_predict", d.sampling.max_new_tokens},
           {"temperature", greedy ? 0.0 : double(d.sampling.temperature)},
+          {"dynatemp_range", 0.0},
           {"top_k", 0},
           {"top_p", double(d.sampling.top_p)},
           {"min_p", 0.0},
@@ -42,7 +53,7 @@ json llama_body(const server_draw& d, const std::vector<int32_t>& prompt, uint64
           {"dry_multiplier", 0.0},
           {"xtc_probability", 0.0},
           {"mirostat", 0},
-          {"samplers", samplers},
+          {"samplers", llama_samplers(d)},
           {"seed", server_seed(seed)},
           {"n_probs", 1},
           // The sampled token's probability: llama-server's n_probs are of the raw
@@ -50,11 +61,24 @@ json llama_body(const server_draw& d, const std::vector<int32_t>& prompt, uint64
           // drawn from; otherwise post_sampling_probs gives them after the sampler chain
           // (with temperature alone, softmax(logits / T)), at a cost (the chain's
           // candidates sorted each token: 4x the time per token on a 151k vocabulary).
-          {"post_sampling_probs",
-           !greedy && (d.sampling.temperature != 1.f || d.sampling.top_p < 1.f)},
+          {"post_sampling_probs", llama_post_sampling(d, greedy)},
           {"return_tokens", true},
           {"cache_prompt", true},
           {"stream", false}};
+}
+
+/// llama-server's /v1/completions reads its native settings too: the same body, with the
+/// OpenAI names for the length and the log-probs (logprobs 0 would give none).
+json llama_openai_body(const server_draw& d, const std::vector<int32_t>& prompt,
+                       uint64_t seed, bool greedy) {
+  json b = llama_body(d, prompt, seed, greedy);
+  b.erase("n_predict");
+  b.erase("n_probs");
+  b.erase("return_tokens");
+  b["max_tokens"] = d.sampling.max_new_tokens;
+  b["logprobs"] = 1;
+  if (!d.model.empty()) b["model"] = d.model;
+  return b;
 }
 
 /// What SGLang's sampling_params and vLLM's request share (their names agree): the
@@ -130,27 +154,22 @@ bool ends(const server_draw& d, const std::vector<int32_t>& tokens) {
   return false;
 }
 
-result<server_completion> read_llama(const json& j, const server_draw& d, int32_t vocab) {
-  server_completion c;
-  auto probs = field(j, "completion_probabilities", "llama-server reply");
-  if (!probs) return probs.err();
-  if (!(*probs)->is_array())
-    return error{"llama-server reply: completion_probabilities is not an array"};
-  std::vector<int32_t> prob_ids;
-  std::vector<float> prob_lps;
+/// llama-server's list of sampled tokens with their probabilities (both routes): each
+/// entry's id and its log-prob ("logprob", or "prob" with post_sampling_probs).
+result<bool> read_llama_probs(const json& list, const std::string& where, int32_t vocab,
+                              std::vector<int32_t>& ids, std::vector<float>& lps) {
+  if (!list.is_array()) return error{where + " is not an array"};
   size_t i = 0;
-  for (const auto& p : **probs) {
-    const std::string at =
-        "llama-server reply: completion_probabilities[" + std::to_string(i++) + "]";
+  for (const auto& p : list) {
+    const std::string at = where + "[" + std::to_string(i++) + "]";
     auto id = field(p, "id", at);
     if (!id) return id.err();
     auto t = token_id(**id, at + ".id", vocab);
     if (!t) return t.err();
-    // post_sampling_probs answers "prob", the raw distribution "logprob".
     if (p.contains("logprob")) {
       auto lp = logprob(p["logprob"], at + ".logprob");
       if (!lp) return lp.err();
-      prob_lps.push_back(*lp);
+      lps.push_back(*lp);
     } else {
       auto pr = field(p, "prob", at);
       if (!pr) return pr.err();
@@ -158,10 +177,23 @@ result<server_completion> read_llama(const json& j, const server_draw& d, int32_
           (*pr)->get<double>() > 1 + 1e-6)
         return error{at + ".prob: expected a probability in (0, 1], got " +
                      (*pr)->dump()};
-      prob_lps.push_back(float(std::min(0.0, std::log((*pr)->get<double>()))));
+      lps.push_back(float(std::min(0.0, std::log((*pr)->get<double>()))));
     }
-    prob_ids.push_back(*t);
+    ids.push_back(*t);
   }
+  return true;
+}
+
+result<server_completion> read_llama(const json& j, const server_draw& d, int32_t vocab) {
+  server_completion c;
+  auto probs = field(j, "completion_probabilities", "llama-server reply");
+  if (!probs) return probs.err();
+  std::vector<int32_t> prob_ids;
+  std::vector<float> prob_lps;
+  if (auto ok = read_llama_probs(**probs, "llama-server reply: completion_probabilities",
+                                 vocab, prob_ids, prob_lps);
+      !ok)
+    return ok.err();
   // The ids (return_tokens). llama-server gives no probability for a token after which
   // the text ends inside a UTF-8 character (it holds the text back until the character
   // is whole, and keeps only the completing token's): the probabilities are a
@@ -185,6 +217,42 @@ result<server_completion> read_llama(const json& j, const server_draw& d, int32_
                  "] (id " + std::to_string(prob_ids[next]) +
                  ") is not one of the tokens in order"};
   c.ended = ends(d, c.tokens) || (j.contains("stop_type") && j["stop_type"] == "eos");
+  if (j.contains("model") && j["model"].is_string())
+    c.weight_version = j["model"].get<std::string>();
+  return c;
+}
+
+result<server_completion> read_llama_openai(const json& j, const server_draw& d,
+                                            int32_t vocab) {
+  const std::string at = "llama-server /v1/completions reply";
+  auto choices = field(j, "choices", at);
+  if (!choices) return choices.err();
+  if (!(*choices)->is_array() || (*choices)->size() != 1)
+    return error{at + ": expected one choice"};
+  const json& ch = (**choices)[0];
+  auto lp = field(ch, "logprobs", at + ": choices[0]");
+  if (!lp) return lp.err();
+  auto content = field(**lp, "content", at + ": choices[0].logprobs");
+  if (!content) return content.err();
+  server_completion c;
+  if (auto ok = read_llama_probs(**content, at + ": choices[0].logprobs.content", vocab,
+                                 c.tokens, c.logprobs);
+      !ok)
+    return ok.err();
+  // The route names no token whose text ends inside a UTF-8 character, and has no id
+  // list of its own: a completion with fewer named tokens than drawn is not whole.
+  auto usage = field(j, "usage", at);
+  if (!usage) return usage.err();
+  auto drawn = field(**usage, "completion_tokens", at + ": usage");
+  if (!drawn) return drawn.err();
+  if (!(*drawn)->is_number_integer())
+    return error{at + ": usage.completion_tokens is not an integer"};
+  if ((*drawn)->get<int64_t>() != int64_t(c.tokens.size()))
+    return error{std::string(incomplete_reply) + at + ": " + (*drawn)->dump() +
+                 " tokens drawn, " + std::to_string(c.tokens.size()) +
+                 " named in logprobs.content (a token ending inside a UTF-8 character "
+                 "is left out on this route; server.dialect llama names every token)"};
+  c.ended = ends(d, c.tokens) || ch.value("finish_reason", "") == "stop";
   if (j.contains("model") && j["model"].is_string())
     c.weight_version = j["model"].get<std::string>();
   return c;
@@ -273,11 +341,58 @@ size_t missing_logprob_count(const server_completion& c) {
                               [](float x) { return std::isnan(x); }));
 }
 
+bool is_llama_server(server_dialect d) {
+  return d == server_dialect::llama || d == server_dialect::llama_openai;
+}
+
 result<server_dialect> parse_server_dialect(std::string_view name) {
   for (size_t i = 0; i < std::size(dialect_names); ++i)
     if (dialect_names[i] == name) return server_dialect(i);
   return error{"unknown server dialect \"" + std::string(name) +
-               "\" (llama, sglang or vllm)"};
+               "\" (llama, sglang, vllm or llama-openai)"};
+}
+
+result<bool> check_sampling(server_dialect d, std::string_view body,
+                            const server_draw& draw, bool greedy) {
+  if (d != server_dialect::llama) return true;
+  const json j = json::parse(body, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("generation_settings") ||
+      !j["generation_settings"].is_object())
+    return error{
+        "llama-server reply: no generation_settings, so the sampling it used "
+        "cannot be checked"};
+  const json& g = j["generation_settings"];
+  const auto changed = [](const std::string& key, const json& said, const json& asked) {
+    return error{"llama-server sampled with generation_settings." + key + " " +
+                 said.dump() + ", asked " + asked.dump() +
+                 ": it changed or ignored a setting that plain sampling needs"};
+  };
+  const auto number = [&](const char* key, double asked, double tolerance,
+                          bool required) -> result<bool> {
+    if (!g.contains(key)) {
+      if (!required) return true;
+      return error{"llama-server reply: generation_settings has no " + std::string(key)};
+    }
+    if (!g[key].is_number() || std::abs(g[key].get<double>() - asked) > tolerance)
+      return changed(key, g[key], asked);
+    return true;
+  };
+  if (!g.contains("samplers") || g["samplers"] != llama_samplers(draw))
+    return changed("samplers", g.value("samplers", json()), llama_samplers(draw));
+  const double temperature = greedy ? 0.0 : double(draw.sampling.temperature);
+  for (auto ok : {number("temperature", temperature, 1e-5, true),
+                  number("top_p", draw.sampling.top_p, 1e-6, draw.sampling.top_p < 1.f),
+                  number("mirostat", 0, 0, true), number("dynatemp_range", 0, 0, false)})
+    if (!ok) return ok.err();
+  if (g.value("post_sampling_probs", false) != llama_post_sampling(draw, greedy))
+    return changed("post_sampling_probs", g.value("post_sampling_probs", json()),
+                   llama_post_sampling(draw, greedy));
+  if (g.contains("logit_bias") && !g["logit_bias"].empty())
+    return changed("logit_bias", g["logit_bias"], json::array());
+  if (g.contains("grammar") && g["grammar"] != "")
+    return changed("grammar", g["grammar"], "");
+  if (g.value("ignore_eos", false)) return changed("ignore_eos", true, false);
+  return true;
 }
 
 std::string_view server_dialect_name(server_dialect d) {
@@ -294,6 +409,8 @@ server_request generate_request(server_dialect d, const server_draw& draw,
       return {"/generate", sglang_body(draw, prompt, seed, greedy).dump()};
     case server_dialect::vllm:
       return {"/v1/completions", vllm_body(draw, prompt, seed, greedy).dump()};
+    case server_dialect::llama_openai:
+      return {"/v1/completions", llama_openai_body(draw, prompt, seed, greedy).dump()};
   }
   return {};
 }
@@ -315,6 +432,9 @@ result<server_completion> read_completion(server_dialect d, std::string_view bod
       break;
     case server_dialect::vllm:
       c = read_vllm(j, draw, vocab);
+      break;
+    case server_dialect::llama_openai:
+      c = read_llama_openai(j, draw, vocab);
       break;
   }
   if (!c) return c.err();
@@ -343,6 +463,7 @@ std::optional<server_request> load_weights_request(server_dialect d,
           "/collective_rpc",
           json{{"method", "reload_weights"}, {"kwargs", {{"weights_path", dir}}}}.dump()};
     case server_dialect::llama:
+    case server_dialect::llama_openai:
       return std::nullopt;
   }
   return std::nullopt;
@@ -368,7 +489,7 @@ std::vector<server_request> version_requests(server_dialect d) {
     return {{"/model_info", std::nullopt},
             {"/get_model_info", std::nullopt},
             {"/get_weight_version", std::nullopt}};
-  if (d == server_dialect::llama) return {{"/props", std::nullopt}};
+  if (is_llama_server(d)) return {{"/props", std::nullopt}};
   return {};
 }
 

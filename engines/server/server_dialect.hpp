@@ -27,10 +27,20 @@ enum class server_dialect {
   llama,   ///< llama.cpp's llama-server: POST /completion (token-id prompt, n_probs).
   sglang,  ///< SGLang's native API: POST /generate with input_ids and return_logprob.
   vllm,    ///< vLLM's OpenAI-compatible POST /v1/completions with a token-id prompt.
+  /// llama-server's OpenAI-compatible POST /v1/completions (logprobs.content names each
+  /// token's id). It leaves out a token after which the text ends inside a UTF-8
+  /// character, and gives no full id list: such a reply is refused (counted as
+  /// incomplete) and drawn again, which shifts the sampled distribution away from those
+  /// completions. `llama` (/completion) names every token and is the one to train with.
+  llama_openai,
 };
 
-/// The dialect named `name` (llama, sglang, vllm); anything else is an error listing
-/// them.
+/// Whether `d` is llama-server's (either route): its model is loaded at start, its
+/// version is the model alias.
+bool is_llama_server(server_dialect d);
+
+/// The dialect named `name` (llama, sglang, vllm, llama-openai); anything else is an
+/// error listing them.
 result<server_dialect> parse_server_dialect(std::string_view name);
 std::string_view server_dialect_name(server_dialect d);
 
@@ -71,6 +81,19 @@ struct server_completion {
 /// naming the field: a server that answers garbage is never trained on.
 result<server_completion> read_completion(server_dialect d, std::string_view body,
                                           const server_draw& draw, int32_t vocab);
+
+/// A reply that is a completion but not all of it: the server drew more tokens than it
+/// named (llama-openai). Its error message starts with this.
+inline constexpr std::string_view incomplete_reply = "incomplete reply: ";
+
+/// Checks the sampling a server says it used (llama-server's generation_settings in a
+/// /completion reply to generate_request(d, draw, ..., greedy)) against what was asked:
+/// the sampler chain, the temperature, top-p, mirostat, dynamic temperature, logit
+/// biases and grammars. An error names the first setting the server changed or ignored.
+/// Dialects whose replies do not say (sglang, vllm, llama-openai) pass: the learner's
+/// log-prob gap is their check.
+result<bool> check_sampling(server_dialect d, std::string_view body,
+                            const server_draw& draw, bool greedy);
 
 /// Tokens of `c` whose log-prob the server did not give.
 size_t missing_logprob_count(const server_completion& c);

@@ -48,7 +48,11 @@ class http_transport final : public server_transport {
     }
     if (!res)
       return error{"no reply from " + host_ + ":" + std::to_string(port_) + request.path +
-                   " (" + httplib::to_string(res.error()) + ")"};
+                   " (" +
+                   (res.error() == httplib::Error::Connection
+                        ? std::string("could not connect")
+                        : httplib::to_string(res.error())) +
+                   ")"};
     return http_reply{res->status, res->body};
   }
 
@@ -158,8 +162,8 @@ class server_engine final : public generation_engine {
         rows.todo.pop_front();
       }
       const auto& [job, sent] = row;
-      const auto request =
-          generate_request(c.dialect, c.draw, job.prompt, job.stream, job.greedy);
+      uint64_t seed = job.stream;
+      auto request = generate_request(c.dialect, c.draw, job.prompt, seed, job.greedy);
       double pause = 0.05;
       for (;;) {
         link.count(&server_counts::requests);
@@ -172,7 +176,17 @@ class server_engine final : public generation_engine {
           link.count(&server_counts::unreachable, problem);
         } else if (auto got = read_completion(c.dialect, reply->body, c.draw, c.vocab);
                    !got) {
-          link.count(&server_counts::garbage, got.err().message);
+          const bool part = got.err().message.rfind(incomplete_reply, 0) == 0;
+          link.count(part ? &server_counts::incomplete : &server_counts::garbage,
+                     got.err().message);
+          if (part) {
+            // Drawn again at once with another seed: the same one would draw the same
+            // partly named completion. Those completions are thereby never trained on
+            // (a bias the warning and docs/guides/engines.md name).
+            seed += 0x9e3779b97f4a7c15ull;
+            request = generate_request(c.dialect, c.draw, job.prompt, seed, job.greedy);
+            pause = 0;
+          }
         } else if (!link.fresh(got->weight_version, sent)) {
           link.count(&server_counts::stale, "a completion of weight version \"" +
                                                 got->weight_version.value_or("?") +
@@ -320,6 +334,10 @@ void server_link::count(uint64_t server_counts::*field, const std::string& probl
            std::to_string(counts_.completions) + " completions, " +
            std::to_string(counts_.unreachable) + " unreachable, " +
            std::to_string(counts_.garbage) + " garbled, " +
+           (counts_.incomplete ? std::to_string(counts_.incomplete) +
+                                     " incomplete (drawn again with another seed: "
+                                     "server.dialect llama has none), "
+                               : "") +
            std::to_string(counts_.stale) + " stale; every one is drawn again)";
   }
   warn_(line);
@@ -333,6 +351,41 @@ void server_link::add(uint64_t server_counts::*field, uint64_t n) {
 server_counts server_link::counts() const {
   std::lock_guard lock(counts_mutex_);
   return counts_;
+}
+
+result<bool> probe_server(const server_config& config, server_transport& transport,
+                          double wait) {
+  const std::string at = "server " + config.url + ": ";
+  const std::string dialect(server_dialect_name(config.dialect));
+  const auto health = health_request(config.dialect);
+  const auto end = clock_type::now() + std::chrono::duration<double>(wait);
+  for (;;) {
+    auto r = transport.send(health, std::min(config.timeout, 10.0));
+    if (!r)
+      return error{at + r.err().message +
+                   ": start it first, or set server.launch so that adarl starts it"};
+    if (r->status == 200) break;
+    if (r->status != 503 || clock_type::now() >= end)
+      return error{at + failed_exchange(health.path, r) +
+                   (r->status == 503
+                        ? " (still loading after " + std::to_string(int(wait)) + " s)"
+                        : "")};
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  // One token from a one-token prompt, drawn as the run draws.
+  server_draw draw = config.draw;
+  draw.sampling.max_new_tokens = 1;
+  const auto request = generate_request(config.dialect, draw, {0}, 1, false);
+  auto r = transport.send(request, config.timeout);
+  if (const std::string problem = failed_exchange(request.path, r); !problem.empty())
+    return error{at + problem + " (is it a server of server.dialect " + dialect + "?)"};
+  if (auto got = read_completion(config.dialect, r->body, draw, config.vocab);
+      !got && got.err().message.rfind(incomplete_reply, 0) != 0)
+    return error{at + "its reply to " + request.path + " is not a " + dialect +
+                 " completion: " + got.err().message};
+  if (auto ok = check_sampling(config.dialect, r->body, draw, false); !ok)
+    return error{at + ok.err().message + "; adarl refuses to train on it"};
+  return true;
 }
 
 std::unique_ptr<generation_engine> make_server_generator(server_link_ptr link) {

@@ -68,8 +68,9 @@ struct server_counts {
   uint64_t completions = 0;  ///< Completions accepted.
   uint64_t unreachable = 0;  ///< Tries that got no reply or an HTTP error.
   uint64_t garbage = 0;      ///< Replies that were not a completion.
-  uint64_t stale = 0;        ///< Completions of a version older than asked, or unknown.
-  uint64_t published = 0;    ///< Versions loaded onto the server.
+  uint64_t incomplete = 0;  ///< Completions the server named only in part (llama-openai).
+  uint64_t stale = 0;       ///< Completions of a version older than asked, or unknown.
+  uint64_t published = 0;   ///< Versions loaded onto the server.
   uint64_t missing_logprobs = 0;  ///< Tokens accepted without the server's log-prob.
   std::string last_problem;       ///< The latest unreachable, garbage or stale reason.
 };
@@ -134,6 +135,14 @@ class server_link {
   bool warned_ = false;
 };
 using server_link_ptr = std::shared_ptr<server_link>;
+
+/// Before a run: the server at `config.url` answers GET /health (a server that says it
+/// is still loading, HTTP 503, is waited for up to `wait` seconds; one that does not
+/// answer is an error at once), speaks `config.dialect` (a one-token completion is drawn
+/// and read back) and samples as asked (check_sampling()). Errors name the URL, the
+/// route and what the server answered.
+result<bool> probe_server(const server_config& config, server_transport& transport,
+                          double wait);
 
 /// A generator's engine on `link`'s server: capacity() = link config's capacity, each
 /// row one request with the row's random stream as its seed.

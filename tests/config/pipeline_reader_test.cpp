@@ -128,7 +128,7 @@ TEST(PipelineReaderTest, TheServerSectionIsReadForTheServerKindOnlyAndChecked) {
     ASSERT_FALSE(r) << what;
     EXPECT_NE(r.err().message.find(what), std::string::npos) << r.err().message;
   };
-  bad({"server.dialect=tgi"}, "llama, sglang or vllm");
+  bad({"server.dialect=tgi"}, "llama, sglang, vllm or llama-openai");
   bad({"server.url=127.0.0.1:80"}, "server.url");
   bad({"server.launch=\"\""}, "server.launch");  // llama loads its model only at start
   bad({"server.launch=\"llama-server -m {weights}\""}, "unknown placeholder {weights}");

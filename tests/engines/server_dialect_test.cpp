@@ -24,14 +24,19 @@ server_draw draw_of(float temperature = 1.f, int32_t max_new = 8) {
 }
 
 TEST(ServerDialectTest, EveryDialectHasOneNameThatParsesBack) {
-  for (auto d : {server_dialect::llama, server_dialect::sglang, server_dialect::vllm}) {
+  for (auto d : {server_dialect::llama, server_dialect::sglang, server_dialect::vllm,
+                 server_dialect::llama_openai}) {
     auto parsed = parse_server_dialect(server_dialect_name(d));
     ASSERT_TRUE(parsed);
     EXPECT_EQ(*parsed, d);
   }
   auto bad = parse_server_dialect("tgi");
   ASSERT_FALSE(bad);
-  EXPECT_NE(bad.err().message.find("llama, sglang or vllm"), std::string::npos);
+  EXPECT_NE(bad.err().message.find("llama, sglang, vllm or llama-openai"),
+            std::string::npos);
+  EXPECT_EQ(server_dialect_name(server_dialect::llama_openai), "llama-openai");
+  EXPECT_TRUE(is_llama_server(server_dialect::llama_openai));
+  EXPECT_FALSE(is_llama_server(server_dialect::vllm));
 }
 
 TEST(ServerDialectTest, LlamaServerIsAskedForPlainTemperatureSamplingWithTokenIds) {
@@ -239,8 +244,8 @@ TEST(ServerDialectTest, WeightsLoadByTheRoutesTheProjectsDocument) {
   auto v3 = load_weights_request(server_dialect::vllm, "/w/v3", "adarl-v3");
   ASSERT_TRUE(v3);
   EXPECT_EQ(v3->path, "/collective_rpc");
-  EXPECT_EQ(json::parse(*v3->body),
-            json({{"method", "reload_weights"}, {"kwargs", {{"weights_path", "/w/v3"}}}}));
+  EXPECT_EQ(json::parse(*v3->body), json({{"method", "reload_weights"},
+                                          {"kwargs", {{"weights_path", "/w/v3"}}}}));
 
   auto v = version_requests(server_dialect::sglang);
   ASSERT_EQ(v.size(), 3u);
@@ -279,6 +284,116 @@ TEST(ServerDialectTest, VersionNamesReadBackAndForeignNamesDoNot) {
   EXPECT_FALSE(weight_version_number("adarl-v"));
   EXPECT_FALSE(weight_version_number("adarl-v1x"));
   EXPECT_FALSE(weight_version_number("adarl-v99999999999999999999999"));
+}
+
+TEST(ServerDialectTest, LlamaServersOpenAiRouteIsAskedWithTheNativeSettings) {
+  auto d = draw_of(0.7f);
+  d.model = "adarl";
+  const auto r = generate_request(server_dialect::llama_openai, d, {1, 2}, 42, false);
+  EXPECT_EQ(r.path, "/v1/completions");
+  const json b = json::parse(*r.body);
+  EXPECT_EQ(b["prompt"], json({1, 2}));
+  EXPECT_EQ(b["max_tokens"], 8);
+  EXPECT_EQ(b["logprobs"], 1);  // 0 gives none on this route
+  EXPECT_EQ(b["samplers"], json({"temperature"}));
+  EXPECT_EQ(b["dynatemp_range"], 0.0);
+  EXPECT_EQ(b["post_sampling_probs"], true);
+  EXPECT_EQ(b["model"], "adarl");
+  EXPECT_FALSE(b.contains("n_predict"));
+  EXPECT_FALSE(b.contains("n_probs"));
+  // Loaded at start like the native route; its version is the model alias.
+  EXPECT_FALSE(load_weights_request(server_dialect::llama_openai, "/w", "adarl-v1"));
+  ASSERT_EQ(version_requests(server_dialect::llama_openai).size(), 1u);
+  EXPECT_EQ(version_requests(server_dialect::llama_openai)[0].path, "/props");
+}
+
+TEST(ServerDialectTest,
+     AnOpenAiReplyNamingEveryTokenIsACompletionAndOneThatDoesNotIsNot) {
+  // The shape of llama-server 0.7.0's /v1/completions reply with logprobs 1.
+  json reply = {{"choices",
+                 {{{"text", "ab"},
+                   {"index", 0},
+                   {"finish_reason", "stop"},
+                   {"logprobs",
+                    {{"content",
+                      {{{"id", 11},
+                        {"token", "a"},
+                        {"logprob", -0.5},
+                        {"top_logprobs", json::array()}},
+                       {{"id", 7}, {"token", ""}, {"logprob", -1.0}}}}}}}}},
+                {"model", "adarl-v2"},
+                {"usage", {{"completion_tokens", 2}, {"prompt_tokens", 2}}}};
+  auto c = read_completion(server_dialect::llama_openai, reply.dump(), draw_of(), 100);
+  ASSERT_TRUE(c) << c.err().message;
+  EXPECT_EQ(c->tokens, (std::vector<int32_t>{11, 7}));
+  EXPECT_EQ(c->logprobs, (std::vector<float>{-0.5f, -1.f}));
+  EXPECT_TRUE(c->ended);
+  EXPECT_EQ(c->weight_version, "adarl-v2");
+  // post_sampling_probs answers "prob".
+  reply["choices"][0]["logprobs"]["content"][0].erase("logprob");
+  reply["choices"][0]["logprobs"]["content"][0]["prob"] = 0.25;
+  auto p = read_completion(server_dialect::llama_openai, reply.dump(), draw_of(), 100);
+  ASSERT_TRUE(p) << p.err().message;
+  EXPECT_NEAR(p->logprobs[0], std::log(0.25), 1e-6);
+  // Three drawn, two named: a token ending inside a UTF-8 character was left out.
+  reply["usage"]["completion_tokens"] = 3;
+  auto part = read_completion(server_dialect::llama_openai, reply.dump(), draw_of(), 100);
+  ASSERT_FALSE(part);
+  EXPECT_EQ(part.err().message.rfind(incomplete_reply, 0), 0u) << part.err().message;
+  EXPECT_NE(part.err().message.find("3 tokens drawn, 2 named"), std::string::npos);
+  // logprobs null (a server asked for none) is garbage, not incomplete.
+  reply["choices"][0]["logprobs"] = nullptr;
+  auto none = read_completion(server_dialect::llama_openai, reply.dump(), draw_of(), 100);
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.err().message.rfind(incomplete_reply, 0), 0u);
+}
+
+/// generation_settings as llama-server echoes what generate_request() asked for.
+json echoed_settings(const server_draw& d, bool greedy) {
+  const json asked =
+      json::parse(*generate_request(server_dialect::llama, d, {1}, 3, greedy).body);
+  json g;
+  for (const char* k : {"temperature", "top_p", "top_k", "min_p", "mirostat", "samplers",
+                        "post_sampling_probs", "dynatemp_range", "seed"})
+    g[k] = asked[k];
+  g["logit_bias"] = json::array();
+  g["grammar"] = "";
+  g["ignore_eos"] = false;
+  return {{"generation_settings", g}, {"tokens", {5}}};
+}
+
+TEST(ServerDialectTest, SamplingTheServerChangedOrIgnoredIsRefusedNamingTheSetting) {
+  const auto d = draw_of(0.7f);
+  const json ok = echoed_settings(d, false);
+  EXPECT_TRUE(check_sampling(server_dialect::llama, ok.dump(), d, false));
+  const auto refused = [&](const std::string& key, const json& value) {
+    json bad = ok;
+    bad["generation_settings"][key] = value;
+    auto r = check_sampling(server_dialect::llama, bad.dump(), d, false);
+    ASSERT_FALSE(r) << key;
+    EXPECT_NE(r.err().message.find("generation_settings." + key), std::string::npos)
+        << r.err().message;
+  };
+  refused("samplers", {"top_k", "top_p", "min_p", "temperature"});  // the default chain
+  refused("temperature", 0.8);
+  refused("mirostat", 2);
+  refused("dynatemp_range", 0.5);
+  refused("logit_bias", {{{"id", 3}, {"bias", -1}}});
+  refused("grammar", "root ::= \"a\"");
+  refused("post_sampling_probs", false);
+  // A run with top-p: the chain has it, and its value must be the run's.
+  auto nucleus = draw_of(1.f);
+  nucleus.sampling.top_p = 0.9f;
+  json top = echoed_settings(nucleus, false);
+  EXPECT_EQ(top["generation_settings"]["samplers"], json({"top_p", "temperature"}));
+  EXPECT_TRUE(check_sampling(server_dialect::llama, top.dump(), nucleus, false));
+  top["generation_settings"]["top_p"] = 0.95;
+  EXPECT_FALSE(check_sampling(server_dialect::llama, top.dump(), nucleus, false));
+  // A reply without the settings cannot be checked: refused too.
+  EXPECT_FALSE(check_sampling(server_dialect::llama, R"({"tokens": [5]})", d, false));
+  // The other dialects' replies do not say: the log-prob gap is their check.
+  EXPECT_TRUE(check_sampling(server_dialect::sglang, "{}", d, false));
+  EXPECT_TRUE(check_sampling(server_dialect::llama_openai, "{}", d, false));
 }
 
 }  // namespace

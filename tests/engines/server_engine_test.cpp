@@ -2,7 +2,8 @@
 // come back as their replies arrive, versions are published once and checked, and a
 // stale, garbled or missing reply is counted and drawn again, never returned. The last
 // tests speak real HTTP to an SGLang-shaped server on loopback that is stopped and
-// started again under the engine.
+// started again under the engine. Before a run, a probe checks that the server answers,
+// speaks the dialect and samples as asked.
 #include "engines/server/server_engine.hpp"
 
 #include <gtest/gtest.h>
@@ -16,19 +17,22 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "engines/server/server_process.hpp"
+
 namespace adarl {
 namespace {
 
 using json = nlohmann::json;
 
 /// An SGLang-shaped server as a function: a completion of prompt p is p's first id + 1,
-/// then the end id 7, with log-probs -0.5 each, named by the loaded weight version.
+/// then the end id 7 (the first alone when one token is asked for), with log-probs -0.5 each, named by the loaded weight version.
 struct fake_sglang {
   std::mutex mutex;
   std::string weight_version = "default";
   std::deque<std::function<result<http_reply>()>> scripted;  ///< Replies sent first.
   std::vector<std::string> paths;
   std::map<std::string, int> loads;
+  int loading = 0;  ///< /health answers 503 this many more times.
 
   result<http_reply> answer(const server_request& r) {
     std::lock_guard lock(mutex);
@@ -41,11 +45,16 @@ struct fake_sglang {
     if (r.path == "/generate") {
       const json b = json::parse(*r.body);
       const int first = b["input_ids"][0];
-      const json reply = {{"output_ids", {first + 1, 7}},
+      json ids = {first + 1, 7};
+      json lps = {{-0.5, first + 1, nullptr}, {-0.5, 7, nullptr}};
+      if (b["sampling_params"]["max_new_tokens"] == 1) {  // the probe's
+        ids.erase(1);
+        lps.erase(1);
+      }
+      const json reply = {{"output_ids", ids},
                           {"meta_info",
                            {{"weight_version", weight_version},
-                            {"output_token_logprobs",
-                             {{-0.5, first + 1, nullptr}, {-0.5, 7, nullptr}}}}}};
+                            {"output_token_logprobs", lps}}}};
       return http_reply{200, reply.dump()};
     }
     if (r.path == "/update_weights_from_disk") {
@@ -53,6 +62,13 @@ struct fake_sglang {
       weight_version = b["weight_version"];
       ++loads[b["model_path"]];
       return http_reply{200, R"({"success": true, "message": "loaded"})"};
+    }
+    if (r.path == "/health") {
+      if (loading > 0) {
+        --loading;
+        return http_reply{503, R"({"error": "Loading model"})"};
+      }
+      return http_reply{200, "{}"};
     }
     if (r.path == "/get_model_info")  // an SGLang release without /model_info
       return http_reply{200, json{{"weight_version", weight_version}}.dump()};
@@ -340,6 +356,60 @@ TEST(ServerEngineTest, AnEngineEndsPromptlyWithRequestsStillWaitingOnASilentServ
   release = true;
   silent.stop();
   t.join();
+}
+
+TEST(ServerEngineTest, AProbeAcceptsAServerThatSpeaksTheDialectAndWaitsWhileItLoads) {
+  auto server = std::make_shared<fake_sglang>();
+  server->loading = 2;
+  fake_transport t(server);
+  auto ok = probe_server(config_of(), t, 30);
+  ASSERT_TRUE(ok) << ok.err().message;
+  EXPECT_EQ(server->paths,
+            (std::vector<std::string>{"/health", "/health", "/health", "/generate"}));
+  // Still loading when the wait is over: the error says so.
+  server->loading = 1000;
+  auto late = probe_server(config_of(), t, 0);
+  ASSERT_FALSE(late);
+  EXPECT_NE(late.err().message.find("HTTP 503"), std::string::npos) << late.err().message;
+  EXPECT_NE(late.err().message.find("still loading"), std::string::npos);
+}
+
+TEST(ServerEngineTest, AProbeOfAServerOfAnotherDialectNamesTheUrlAndWhatItAnswered) {
+  auto server = std::make_shared<fake_sglang>();  // an SGLang server, asked as vLLM
+  fake_transport t(server);
+  auto c = config_of();
+  c.url = "http://127.0.0.1:30000";
+  c.dialect = server_dialect::vllm;
+  auto r = probe_server(c, t, 0);
+  ASSERT_FALSE(r);
+  const std::string& m = r.err().message;
+  EXPECT_NE(m.find("http://127.0.0.1:30000"), std::string::npos) << m;
+  EXPECT_NE(m.find("/v1/completions: HTTP 404"), std::string::npos) << m;
+  EXPECT_NE(m.find("server.dialect vllm"), std::string::npos) << m;
+  // A reply that is not a completion of the dialect: the field it lacks is named.
+  server->scripted.push_back([] { return result<http_reply>(http_reply{200, "{}"}); });
+  auto g = probe_server(config_of(), t, 0);
+  ASSERT_FALSE(g);
+  EXPECT_NE(g.err().message.find("not a sglang completion"), std::string::npos)
+      << g.err().message;
+  EXPECT_NE(g.err().message.find("meta_info"), std::string::npos);
+}
+
+TEST(ServerEngineTest, AProbeOfAnAddressWhereNothingListensSaysSoAtOnce) {
+  const int port = free_loopback_port();
+  auto c = config_of();
+  c.url = "http://127.0.0.1:" + std::to_string(port);
+  auto t = make_http_transport(c.url);
+  ASSERT_TRUE(t);
+  const auto start = std::chrono::steady_clock::now();
+  auto r = probe_server(c, **t, 60);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.err().message.find(c.url), std::string::npos) << r.err().message;
+  EXPECT_NE(r.err().message.find("/health (could not connect): start it first"),
+            std::string::npos)
+      << r.err().message;
+  // Refused at once: only a server that answers "loading" is waited for.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
 }
 
 }  // namespace

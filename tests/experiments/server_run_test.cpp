@@ -2,7 +2,8 @@
 // docs/guides/engines.md): adarl starts the server with the base policy as GGUF, restarts
 // it with each version the learner makes, and every step's samples agree with the
 // learner's log-probs (metrics.jsonl logprob_gap). Needs scripts/llama_server.sh's
-// server (scripts/test.sh installs it; .ci/run fails the test without it).
+// server (scripts/test.sh installs it; .ci/run fails the test without it). A run whose
+// server does not answer is refused before it starts, naming the URL.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -23,6 +24,31 @@ namespace {
 
 namespace fs = std::filesystem;
 
+/// A fresh scratch directory named by `tag` with a tiny random Qwen2 checkpoint in
+/// DIR/hf (the server kind's learner and tokenizer).
+std::string scratch_with_tiny_hf(const std::string& tag) {
+  register_torch_engines();
+  const std::string dir =
+      (fs::temp_directory_path() / (tag + "_" + std::to_string(::getpid()))).string();
+  fs::remove_all(dir);
+  test::tiny_hf_spec spec;
+  spec.real_tokenizer = false;
+  spec.hidden = 32;
+  spec.intermediate = 64;
+  test::write_tiny_hf(dir + "/hf", spec);
+  return dir;
+}
+
+/// A run job's hooks writing to `out` and `err`, never stopped.
+run_job_hooks hooks_of(std::ostringstream& out, std::ostringstream& err) {
+  static std::atomic<bool> never{false};
+  run_job_hooks hooks;
+  hooks.out = &out;
+  hooks.err = &err;
+  hooks.stop = &never;
+  return hooks;
+}
+
 TEST(ServerRunTest, ARunOnLlamaServerTrainsOnEveryVersionItServes) {
   const std::string server = installed_llama_server();
   if (!fs::exists(server)) {
@@ -31,23 +57,10 @@ TEST(ServerRunTest, ARunOnLlamaServerTrainsOnEveryVersionItServes) {
       FAIL() << "no " << server << ", and ADARL_REQUIRE_LLAMA_SERVER=1 (.ci/run)";
     GTEST_SKIP() << "no llama-server: bash scripts/llama_server.sh install";
   }
-  register_torch_engines();
-  const std::string dir =
-      (fs::temp_directory_path() / ("adarl_server_run_" + std::to_string(::getpid())))
-          .string();
-  fs::remove_all(dir);
-  test::tiny_hf_spec spec;
-  spec.real_tokenizer = false;
-  spec.hidden = 32;
-  spec.intermediate = 64;
-  test::write_tiny_hf(dir + "/hf", spec);
+  const std::string dir = scratch_with_tiny_hf("adarl_server_run");
   const int port = free_loopback_port();
   std::ostringstream out, err;
-  static std::atomic<bool> never{false};
-  run_job_hooks hooks;
-  hooks.out = &out;
-  hooks.err = &err;
-  hooks.stop = &never;
+  const run_job_hooks hooks = hooks_of(out, err);
   run_request req{
       std::string(ADARL_SOURCE_DIR) + "/configs/server-llama.yaml",
       {"out=" + dir + "/run", "model.path=" + dir + "/hf",
@@ -83,6 +96,25 @@ TEST(ServerRunTest, ARunOnLlamaServerTrainsOnEveryVersionItServes) {
     EXPECT_NE(text.str().find("loading model '" + dir + "/run/server-weights" + file),
               std::string::npos)
         << file;
+  fs::remove_all(dir);
+}
+
+TEST(ServerRunTest, ARunOnAServerThatDoesNotAnswerIsRefusedNamingItsUrl) {
+  // No llama-server needed: nothing listens where the config points.
+  const std::string dir = scratch_with_tiny_hf("adarl_server_refused");
+  const std::string url = "http://127.0.0.1:" + std::to_string(free_loopback_port());
+  std::ostringstream out, err;
+  const run_job_hooks hooks = hooks_of(out, err);
+  run_request req{std::string(ADARL_SOURCE_DIR) + "/configs/server-llama.yaml",
+                  {"out=" + dir + "/run", "model.path=" + dir + "/hf", "server.url=" + url,
+                   "server.dialect=sglang", "server.launch=", "progress=false"},
+                  "",
+                  false};
+  const auto r = run_job(req, hooks);
+  EXPECT_EQ(r.status, run_status::refused) << err.str();  // exit 2
+  EXPECT_NE(err.str().find(url + ": no reply from"), std::string::npos)
+      << err.str();
+  EXPECT_FALSE(fs::exists(dir + "/run/metrics.jsonl"));  // nothing started
   fs::remove_all(dir);
 }
 

@@ -4,9 +4,14 @@
 // (formats/gguf_writer.hpp). Completions drawn through the server engine
 // (engines/server/server_engine.hpp) carry the server's log-probs, and the HF learner,
 // scoring the same tokens with the same weights, agrees with them (the log-prob gap of
-// train_stats); a server killed under the engine and started again loses no row.
+// train_stats); a server killed under the engine and started again loses no row. The
+// probe before a run accepts the server on both its routes, refuses it as another
+// dialect, and refuses a sampler chain other than the one asked for; the
+// OpenAI-compatible route draws the native route's completions where it names every
+// token.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -76,10 +81,12 @@ struct llama_fixture : ::testing::Test {
     ASSERT_TRUE(start(why)) << why;
   }
 
-  server_link_ptr link(uint32_t capacity, float temperature = 1.f) {
+  server_link_ptr link(uint32_t capacity, float temperature = 1.f,
+                       server_dialect dialect = server_dialect::llama) {
     server_config c;
+    c.url = "http://127.0.0.1:" + std::to_string(port);
     c.draw.sampling.temperature = temperature;
-    c.dialect = server_dialect::llama;
+    c.dialect = dialect;
     c.capacity = capacity;
     c.timeout = 60;
     c.retry_pause = 0.2;
@@ -192,6 +199,83 @@ TEST_F(llama_fixture, RowsSurviveTheServerKilledAndStartedAgain) {
   for (auto& r : out) ++seen[r.ticket];
   EXPECT_EQ(seen.size(), 4u);  // each row once
   EXPECT_EQ(l->counts().completions, 4u);
+}
+
+TEST_F(llama_fixture, TheProbeAcceptsBothRoutesAndRefusesAnotherDialectOrSampler) {
+  for (auto d : {server_dialect::llama, server_dialect::llama_openai}) {
+    auto l = link(1, 0.7f, d);
+    auto ok = probe_server(l->config(), l->transport(), 0);
+    EXPECT_TRUE(ok) << server_dialect_name(d) << ": " << ok.err().message;
+  }
+  auto sglang = link(1, 1.f, server_dialect::sglang);
+  auto wrong = probe_server(sglang->config(), sglang->transport(), 0);
+  ASSERT_FALSE(wrong);
+  EXPECT_NE(wrong.err().message.find("/generate: HTTP 404"), std::string::npos)
+      << wrong.err().message;
+  // The server's own echo of a request with its default chain (top-k, top-p, min-p
+  // before the temperature): read back, and refused.
+  auto l = link(1, 0.7f);
+  const auto& draw = l->config().draw;
+  auto body = nlohmann::json::parse(
+      *generate_request(server_dialect::llama, draw, {267, 268}, 5, false).body);
+  body["samplers"] = {"top_k", "top_p", "min_p", "temperature"};
+  body["n_predict"] = 1;
+  auto reply = l->transport().send({"/completion", body.dump()}, 60);
+  ASSERT_TRUE(reply) << reply.err().message;
+  ASSERT_EQ(reply->status, 200) << reply->body;
+  auto refused = check_sampling(server_dialect::llama, reply->body, draw, false);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.err().message.find("generation_settings.samplers"), std::string::npos)
+      << refused.err().message;
+  body["samplers"] = {"temperature"};
+  auto plain = l->transport().send({"/completion", body.dump()}, 60);
+  ASSERT_TRUE(plain && plain->status == 200);
+  EXPECT_TRUE(check_sampling(server_dialect::llama, plain->body, draw, false));
+}
+
+TEST_F(llama_fixture,
+       TheOpenAiRouteDrawsTheNativeRoutesCompletionsWhereItNamesEveryToken) {
+  constexpr uint64_t rows = 16;
+  auto native = link(4);
+  auto openai = link(4, 1.f, server_dialect::llama_openai);
+  std::map<uint64_t, generation_result> by_native, by_openai;
+  for (auto [l, into] : {std::pair{native, &by_native}, std::pair{openai, &by_openai}}) {
+    auto engine = make_server_generator(l);
+    for (uint64_t t = 0; t < rows; ++t) engine->admit(job(t, 3000 + t));
+    auto out = drain(*engine, rows, 120);
+    ASSERT_EQ(out.size(), rows) << l->counts().last_problem;
+    EXPECT_EQ(l->counts().garbage, 0u) << l->counts().last_problem;
+    for (auto& r : out) (*into)[r.ticket] = std::move(r);
+  }
+  // Where the native route named every token, the OpenAI route drew the same completion
+  // with the same log-probs; where it did not, the OpenAI route's reply was incomplete
+  // and drawn again with another seed.
+  size_t whole = 0, partial = 0;
+  for (uint64_t t = 0; t < rows; ++t) {
+    const auto& n = by_native[t];
+    const auto& o = by_openai[t];
+    ASSERT_EQ(o.tokens.size(), o.logprobs.size());
+    for (float lp : o.logprobs) EXPECT_FALSE(std::isnan(lp));  // every token named
+    const bool named = std::none_of(n.logprobs.begin(), n.logprobs.end(),
+                                    [](float x) { return std::isnan(x); });
+    if (!named) {
+      ++partial;
+      continue;
+    }
+    ++whole;
+    EXPECT_EQ(o.tokens, n.tokens) << t;
+    if (o.tokens == n.tokens)
+      for (size_t k = 0; k < n.logprobs.size(); ++k)
+        EXPECT_NEAR(o.logprobs[k], n.logprobs[k], 1e-5) << t << " " << k;
+  }
+  EXPECT_GT(whole, 0u);
+  EXPECT_GE(openai->counts().incomplete, partial);
+  EXPECT_EQ(openai->counts().completions, rows);
+  std::printf(
+      "llama-server /v1/completions: %zu of %llu completions named in full, %llu "
+      "incomplete replies drawn again\n",
+      whole, static_cast<unsigned long long>(rows),
+      static_cast<unsigned long long>(openai->counts().incomplete));
 }
 
 }  // namespace
