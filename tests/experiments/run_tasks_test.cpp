@@ -117,6 +117,14 @@ TEST(RunTasksTest, NoHeldOutItemOfADatasetReachesTheWarmStartOrATrainingPool) {
   auto held_pool = load_run_items(c, /*train_count=*/1, /*held_out_count=*/1000);
   ASSERT_TRUE(held_pool);
   EXPECT_EQ(ids_of(held_pool->held_out), held);
+  // Pools smaller than asked are said, naming the key; full ones are not.
+  const std::string said = pool_shortfall(c, *pool, 1000, 1, "select.train", "select.held");
+  EXPECT_NE(said.find("select.train asks 1000 candidates; " + c.tasks.dataset +
+                      " has 20 distinct training items"),
+            std::string::npos)
+      << said;
+  EXPECT_EQ(said.find("select.held"), std::string::npos) << said;
+  EXPECT_EQ(pool_shortfall(c, *run, 40 - 20, 20, "a", "b"), "");
   std::filesystem::remove(c.tasks.dataset);
 }
 
