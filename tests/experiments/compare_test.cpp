@@ -585,13 +585,15 @@ TEST(CompareConfigTest, TheCommittedSuiteResultsComeFromTheirConfigs) {
                              "docs/results/compare-" + suite + ".json");
 }
 
-// docs/results/equal-compute-general.json: the equal-compute table (issue 36;
-// docs/results/equal-compute.md and the README).
+// docs/results/equal-compute-<suite>.json: the equal-compute tables (issue 36;
+// docs/results/equal-compute.md and the README); -posthoc: arms added after them.
 TEST(CompareConfigTest, TheCommittedEqualComputeResultsComeFromTheirConfigs) {
   expect_results_of_config("equal-compute-general.yaml", "docs/results/equal-compute-general.json");
   expect_results_of_config("equal-compute-math.yaml", "docs/results/equal-compute-math.json");
   expect_results_of_config("equal-compute-reasoning.yaml",
                            "docs/results/equal-compute-reasoning.json");
+  expect_results_of_config("equal-compute-general-posthoc.yaml",
+                           "docs/results/equal-compute-general-posthoc.json");
 }
 
 // How soon each run reaches the baseline's held-out accuracy at the step cap, seed by
