@@ -469,6 +469,19 @@ std::optional<server_request> load_weights_request(server_dialect d,
   return std::nullopt;
 }
 
+std::optional<server_request> pause_request(server_dialect d) {
+  if (d != server_dialect::vllm) return std::nullopt;
+  // `mode` in current vLLM; `wait_for_inflight_requests` in the releases before it (a
+  // query parameter a release does not know is ignored).
+  return server_request{
+      "/pause?mode=wait&wait_for_inflight_requests=true&clear_cache=true", "{}"};
+}
+
+std::optional<server_request> resume_request(server_dialect d) {
+  if (d != server_dialect::vllm) return std::nullopt;
+  return server_request{"/resume", "{}"};
+}
+
 result<bool> read_load_reply(server_dialect d, std::string_view body) {
   json j = json::parse(body, nullptr, false);
   if (d == server_dialect::sglang) {

@@ -105,6 +105,14 @@ std::optional<server_request> load_weights_request(server_dialect d,
                                                    const std::string& dir,
                                                    const std::string& version);
 
+/// The requests that keep generation off the server while it changes weights, sent
+/// before and after load_weights_request(): vLLM's development-mode POST /pause (mode
+/// wait: requests in flight finish on the old weights, under the version they were sent
+/// with; the caches are cleared) and POST /resume. Nullopt for the other dialects (SGLang
+/// and a llama-server restart swap weights between requests themselves).
+std::optional<server_request> pause_request(server_dialect d);
+std::optional<server_request> resume_request(server_dialect d);
+
 /// Checks the reply to load_weights_request(): an error with the server's message when
 /// it says it failed.
 result<bool> read_load_reply(server_dialect d, std::string_view body);

@@ -47,12 +47,11 @@ class http_transport final : public server_transport {
         }
     }
     if (!res)
-      return error{"no reply from " + host_ + ":" + std::to_string(port_) + request.path +
-                   " (" +
-                   (res.error() == httplib::Error::Connection
-                        ? std::string("could not connect")
-                        : httplib::to_string(res.error())) +
-                   ")"};
+      return error{
+          "no reply from " + host_ + ":" + std::to_string(port_) + request.path + " (" +
+          (res.error() == httplib::Error::Connection ? std::string("could not connect")
+                                                     : httplib::to_string(res.error())) +
+          ")"};
     return http_reply{res->status, res->body};
   }
 
@@ -296,11 +295,37 @@ result<bool> server_link::load(const weights_ptr& weights) {
   if (!dir) return error{"publishing " + name + " for the server: " + dir.err().message};
   if (route) {
     route = load_weights_request(config_.dialect, *dir, name);
+    // Generation paused around the load where the server has the routes; a release
+    // without them (HTTP 404) loads between requests as before, said once.
+    bool paused = false;
+    if (const auto pause = pause_request(config_.dialect)) {
+      auto r = transport_->send(*pause, std::max(config_.timeout, 600.0));
+      if (r && r->status == 404) {
+        if (!warned_no_pause_ && warn_)
+          warn_("server " + config_.url + ": no " +
+                pause->path.substr(0, pause->path.find('?')) +
+                " route (HTTP 404): versions are loaded without pausing generation; rows "
+                "in "
+                "flight are checked by the log-prob gap");
+        warned_no_pause_ = true;
+      } else if (const std::string problem = failed_exchange(pause->path, r);
+                 !problem.empty()) {
+        return error{problem};
+      } else {
+        paused = true;
+      }
+    }
     // A load takes as long as the server needs to read the weights: no request timeout.
     auto reply = transport_->send(*route, std::max(config_.timeout, 600.0));
     if (const std::string problem = failed_exchange(route->path, reply); !problem.empty())
       return error{problem};
     if (auto ok = read_load_reply(config_.dialect, reply->body); !ok) return ok.err();
+    if (paused) {
+      const auto resume = *resume_request(config_.dialect);
+      auto r = transport_->send(resume, config_.timeout);
+      if (const std::string problem = failed_exchange(resume.path, r); !problem.empty())
+        return error{problem + " (after loading " + name + "; generation stays paused)"};
+    }
   } else if (auto ok = process_->restart(*transport_, *dir, name, port_); !ok) {
     return ok.err();
   }

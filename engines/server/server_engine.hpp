@@ -133,6 +133,7 @@ class server_link {
   std::function<void(const std::string&)> warn_;
   std::chrono::steady_clock::time_point last_warning_{};
   bool warned_ = false;
+  bool warned_no_pause_ = false;  ///< Under load_mutex_.
 };
 using server_link_ptr = std::shared_ptr<server_link>;
 

@@ -25,7 +25,8 @@ namespace {
 using json = nlohmann::json;
 
 /// An SGLang-shaped server as a function: a completion of prompt p is p's first id + 1,
-/// then the end id 7 (the first alone when one token is asked for), with log-probs -0.5 each, named by the loaded weight version.
+/// then the end id 7 (the first alone when one token is asked for), with log-probs -0.5
+/// each, named by the loaded weight version.
 struct fake_sglang {
   std::mutex mutex;
   std::string weight_version = "default";
@@ -51,10 +52,10 @@ struct fake_sglang {
         ids.erase(1);
         lps.erase(1);
       }
-      const json reply = {{"output_ids", ids},
-                          {"meta_info",
-                           {{"weight_version", weight_version},
-                            {"output_token_logprobs", lps}}}};
+      const json reply = {
+          {"output_ids", ids},
+          {"meta_info",
+           {{"weight_version", weight_version}, {"output_token_logprobs", lps}}}};
       return http_reply{200, reply.dump()};
     }
     if (r.path == "/update_weights_from_disk") {
@@ -191,6 +192,52 @@ TEST(ServerEngineTest, AServerThatDoesNotHoldTheVersionAfterLoadingIsAnError) {
             std::string::npos)
       << ok.err().message;
   EXPECT_EQ(engine->version(), 0u);
+}
+
+TEST(ServerEngineTest, VllmIsPausedAroundAVersionsLoadWhereItHasTheRoutes) {
+  // vLLM in development mode: /pause, /collective_rpc reload_weights, /resume; a release
+  // without /pause (HTTP 404) is loaded without it, and no /resume is sent.
+  for (const bool has_pause : {true, false}) {
+    struct vllm final : server_transport {
+      bool pause = true;
+      std::vector<std::string> paths;
+      result<http_reply> send(const server_request& r, double, const void*) override {
+        paths.push_back(r.path.substr(0, r.path.find('?')));
+        if (r.path.rfind("/pause", 0) == 0) {
+          EXPECT_NE(r.path.find("mode=wait"), std::string::npos) << r.path;
+          return http_reply{pause ? 200 : 404, "{}"};
+        }
+        if (r.path == "/collective_rpc") {
+          const json b = json::parse(*r.body);
+          EXPECT_EQ(b["method"], "reload_weights");
+          EXPECT_EQ(b["kwargs"]["weights_path"], "/w/v2");
+        }
+        return http_reply{200, "{}"};
+      }
+    };
+    auto t = std::make_unique<vllm>();
+    t->pause = has_pause;
+    auto* seen = t.get();
+    auto c = config_of();
+    c.dialect = server_dialect::vllm;
+    auto link = std::make_shared<server_link>(
+        c, std::move(t), [](const weights_ptr& w) -> result<std::string> {
+          return "/w/v" + std::to_string(w->version);
+        });
+    std::vector<std::string> warnings;
+    link->on_warning([&](const std::string& w) { warnings.push_back(w); });
+    ASSERT_TRUE(link->load(std::make_shared<version_weights>(2)));
+    if (has_pause) {
+      EXPECT_EQ(seen->paths,
+                (std::vector<std::string>{"/pause", "/collective_rpc", "/resume"}));
+      EXPECT_TRUE(warnings.empty());
+    } else {
+      EXPECT_EQ(seen->paths, (std::vector<std::string>{"/pause", "/collective_rpc"}));
+      ASSERT_EQ(warnings.size(), 1u);
+      EXPECT_NE(warnings[0].find("without pausing"), std::string::npos) << warnings[0];
+    }
+    EXPECT_EQ(link->version(), 2u);
+  }
 }
 
 TEST(ServerEngineTest, StaleGarbledAndMissingRepliesAreCountedAndDrawnAgain) {
