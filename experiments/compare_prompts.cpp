@@ -1,7 +1,6 @@
 #include "experiments/compare_prompts.hpp"
 
 #include <ostream>
-#include <sstream>
 
 #include "experiments/cache_dir.hpp"
 #include "experiments/run_tasks.hpp"
@@ -17,10 +16,9 @@ result<prompt_table_ptr> compare_prompts(const compare_plan& plan, const std::st
   auto items = load_run_items(c, sel.train_pool, sel.held_out_pool);
   if (!items) return items.err();
   // A pool that came out smaller than asked is said, not measured as if it were full.
-  std::istringstream short_lines(pool_shortfall(c, *items, sel.train_pool, sel.held_out_pool,
-                                                "compare.select.train_pool",
-                                                "compare.select.held_out_pool"));
-  for (std::string line; std::getline(short_lines, line);)
+  for (const auto& line : pool_shortfall(c, *items, sel.train_pool, sel.held_out_pool,
+                                         "compare.select.train_pool",
+                                         "compare.select.held_out_pool"))
     log << "compare: warning: " << line << "\n";
   const select_window w{sel.k, sel.min_correct, sel.max_correct};
   const std::string source = c.tasks.dataset.empty() ? c.tasks.suite : c.tasks.dataset;

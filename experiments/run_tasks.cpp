@@ -47,17 +47,17 @@ result<run_items> load_run_items(const pipeline_config& c, uint32_t train_count,
   return items;
 }
 
-std::string pool_shortfall(const pipeline_config& c, const run_items& items,
+std::vector<std::string> pool_shortfall(const pipeline_config& c, const run_items& items,
                            uint32_t train_count, uint32_t held_out_count,
                            const std::string& train_key, const std::string& held_out_key) {
   const std::string source =
       c.tasks.dataset.empty() ? "suite " + c.tasks.suite : c.tasks.dataset;
-  std::string out;
+  std::vector<std::string> out;
   const auto part = [&](size_t got, uint32_t asked, const std::string& key, const char* what) {
     if (got >= asked) return;
-    out += key + " asks " + std::to_string(asked) + " candidates; " + source + " has " +
-           std::to_string(got) + " distinct " + what +
-           (c.tasks.dataset.empty() ? " prompts at tasks.difficulty_mix\n" : " items\n");
+    out.push_back(key + " asks " + std::to_string(asked) + " candidates; " + source + " has " +
+                  std::to_string(got) + " distinct " + what +
+                  (c.tasks.dataset.empty() ? " prompts at tasks.difficulty_mix" : " items"));
   };
   part(items.train.size(), train_count, train_key, "training");
   part(items.held_out.size(), held_out_count, held_out_key, "held-out");

@@ -29,8 +29,8 @@ result<run_items> load_run_items(const pipeline_config& c, uint32_t train_count,
 
 /// What load_run_items() could not give: a line per part that came out smaller than
 /// asked (a suite has only so many distinct prompts at tasks.difficulty_mix; a dataset
-/// only its items), naming `train_key` or `held_out_key`; "" when both parts are full.
-std::string pool_shortfall(const pipeline_config& c, const run_items& items,
+/// only its items), naming `train_key` or `held_out_key`; none when both parts are full.
+std::vector<std::string> pool_shortfall(const pipeline_config& c, const run_items& items,
                            uint32_t train_count, uint32_t held_out_count,
                            const std::string& train_key, const std::string& held_out_key);
 

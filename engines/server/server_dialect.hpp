@@ -85,6 +85,10 @@ result<server_completion> read_completion(server_dialect d, std::string_view bod
 /// A reply that is a completion but not all of it: the server drew more tokens than it
 /// named (llama-openai). Its error message starts with this.
 inline constexpr std::string_view incomplete_reply = "incomplete reply: ";
+/// Whether read_completion()'s error `e` is such a reply.
+inline bool is_incomplete_reply(const error& e) {
+  return e.message.rfind(incomplete_reply, 0) == 0;
+}
 
 /// Checks the sampling a server says it used (llama-server's generation_settings in a
 /// /completion reply to generate_request(d, draw, ..., greedy)) against what was asked:

@@ -175,7 +175,7 @@ class server_engine final : public generation_engine {
           link.count(&server_counts::unreachable, problem);
         } else if (auto got = read_completion(c.dialect, reply->body, c.draw, c.vocab);
                    !got) {
-          const bool part = got.err().message.rfind(incomplete_reply, 0) == 0;
+          const bool part = is_incomplete_reply(got.err());
           link.count(part ? &server_counts::incomplete : &server_counts::garbage,
                      got.err().message);
           if (part) {
@@ -304,9 +304,8 @@ result<bool> server_link::load(const weights_ptr& weights) {
         if (!warned_no_pause_ && warn_)
           warn_("server " + config_.url + ": no " +
                 pause->path.substr(0, pause->path.find('?')) +
-                " route (HTTP 404): versions are loaded without pausing generation; rows "
-                "in "
-                "flight are checked by the log-prob gap");
+                " route (HTTP 404): versions are loaded without pausing generation; "
+                "rows in flight are checked by the log-prob gap");
         warned_no_pause_ = true;
       } else if (const std::string problem = failed_exchange(pause->path, r);
                  !problem.empty()) {
@@ -405,7 +404,7 @@ result<bool> probe_server(const server_config& config, server_transport& transpo
   if (const std::string problem = failed_exchange(request.path, r); !problem.empty())
     return error{at + problem + " (is it a server of server.dialect " + dialect + "?)"};
   if (auto got = read_completion(config.dialect, r->body, draw, config.vocab);
-      !got && got.err().message.rfind(incomplete_reply, 0) != 0)
+      !got && !is_incomplete_reply(got.err()))
     return error{at + "its reply to " + request.path + " is not a " + dialect +
                  " completion: " + got.err().message};
   if (auto ok = check_sampling(config.dialect, r->body, draw, false); !ok)
