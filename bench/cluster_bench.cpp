@@ -20,12 +20,9 @@
 //   ./build/bench/cluster_bench weights-one M_PARAMS WORKERS CHUNK_MIB WINDOW  # perf
 // Worker processes run the adarl executable next to the bench's folder (build/adarl for
 // build/bench/cluster_bench) unless --adarl names it.
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -47,6 +44,7 @@
 #include <zmq.hpp>
 
 #include "base/clock.hpp"
+#include "base/loopback_port.hpp"
 #include "engines/engine_spec.hpp"
 #include "net/config_cluster.hpp"
 #include "net/generate_worker.hpp"
@@ -95,21 +93,6 @@ double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
-/// A TCP port free now on loopback (the run binds it a moment later).
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  int port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-    port = ntohs(a.sin_port);
-  ::close(fd);
-  return port;
 }
 
 /// `adarl worker generate` processes, stopped (SIGTERM: bye; SIGKILL after 3 s) at the
@@ -237,7 +220,7 @@ sim_figures sim_run(const sim_params& p, const std::string& tag) {
   worker_processes workers;
   std::string endpoint;
   if (p.remote > 0) {
-    endpoint = "tcp://127.0.0.1:" + std::to_string(free_port());
+    endpoint = "tcp://127.0.0.1:" + std::to_string(free_loopback_port());
     c.actors.remote_generators.bind = endpoint;
     for (uint32_t i = 0; i < p.remote; ++i)
       if (!workers.start(endpoint, tag + "-w" + std::to_string(i),

@@ -10,10 +10,6 @@
 // share the cores).
 //
 //   ./build/bench/learner_dist_bench [--steps N] [--warmup N] [--sizes 1,10,50]
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -25,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "base/loopback_port.hpp"
 #include "models/train/replica_group.hpp"
 #include "models/torch_engines.hpp"
 #include "tokenizers/tokenizer.hpp"
@@ -32,18 +29,6 @@
 namespace {
 
 using namespace adarl;
-
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t n = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &n);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
 
 std::string load_average() {
   std::ifstream in("/proc/loadavg");
@@ -105,7 +90,7 @@ struct figures {
 };
 
 figures measure(const model_config& m, uint32_t replicas, int warmup, int steps) {
-  const int port = free_port();
+  const int port = free_loopback_port();
   std::vector<std::future<result<uint64_t>>> others;
   for (uint32_t r = 1; r < replicas; ++r)
     others.push_back(std::async(std::launch::async, [&, r] {
@@ -145,7 +130,7 @@ figures measure(const model_config& m, uint32_t replicas, int warmup, int steps)
 // Seconds of one all-reduce of `elements` float32 between two ranks (threads) that
 // both wait for it: the collective alone, without a rank's compute to wait for.
 double allreduce_alone(int64_t elements, int repeats) {
-  const int port = free_port();
+  const int port = free_loopback_port();
   auto rank = [&](uint32_t r) {
     torch_learner_config c = config_of(shape_of(1), 2, r, port);
     auto g = replica_group::join(c.replicas, learner_config_text(c), torch::Device("cpu"));

@@ -1,7 +1,8 @@
 #pragma once
 // What every learner is configured with, whatever its architecture (the learner.* keys of
-// a pipeline config that an engine reads): one description, which each kind's learner
-// config extends with its own policy (models/torch_engines.hpp, models/hf_engines.hpp).
+// a pipeline config that an engine reads), and the one learner config type: these
+// settings and the policy of its kind (learner_config<torch_policy_config> in
+// models/torch_engines.hpp, learner_config<hf_policy_config> in models/hf_engines.hpp).
 // Torch-free.
 
 #include <cstdint>
@@ -21,6 +22,14 @@ struct learner_spec {
   /// master weights and optimizer); ignored on the CPU.
   bool autocast_bf16 = false;
   replica_config replicas;       ///< Data-parallel replicas (1 = this learner alone).
+  int32_t pad_id = 0;            ///< Padding id of its batches (text_codec::pad_id()).
+};
+
+/// A learner's config: the settings every kind shares and its kind's policy (what builds
+/// the model: shape or checkpoint, device, threads). Kinds differ only in `Policy`.
+template <class Policy>
+struct learner_config : learner_spec {
+  Policy policy;
 };
 
 }  // namespace adarl

@@ -102,70 +102,17 @@ struct step_tally {
   /// Per policy version: where the run stood on each axis (version v = after v steps).
   std::map<uint64_t, axis_point> at_version{{0, {}}};
   std::vector<axis_point> reward_at;  ///< Smoothed real_reward on every axis.
-  std::vector<uint64_t> bin_prompts = std::vector<uint64_t>(rate_bins, 0);
-  std::vector<uint64_t> bin_samples = std::vector<uint64_t>(rate_bins, 0);
-  double fallback_samples = 0;
   /// Learning signal: the mean share of a step's prompts with all-equal rewards (zero
   /// advantages), over the steps to the equal-steps reading (every step without one).
   double zero_sum = 0;
   size_t zero_steps = 0;
-  /// Learner and pipeline diagnostics: sums over the steps of each key of
-  /// diagnostic_keys (mean_<key> in compare.json), and the steps that had it.
-  std::map<std::string, std::pair<double, size_t>> diagnostics;
-  /// The per-prompt visits of the lines that record them (metrics.jsonl "visits"):
-  /// drawn and skipped visits, drawn visits whose pool was mixed (some right, some
-  /// wrong), and the samples of drawn visits that came back all wrong or all right.
-  uint64_t visits = 0, skipped_visits = 0, mixed_visits = 0;
-  double visit_samples = 0, all_wrong_samples = 0, all_right_samples = 0;
 };
-
-/// The per-step numbers kept with a run's results, so that a difference can be explained
-/// from the record: their means over the run's steps.
-constexpr const char* diagnostic_keys[] = {"grad_norm", "clip_fraction", "entropy", "lag_mean",
-                                           "updates"};
 
 /// The line's optimizer updates: its "updates", or 1 for a line written before the
 /// field whose step trained samples.
 double updates_of(const json& l) {
   if (l.contains("updates")) return number(l, "updates");
   return number(l, "trained_samples") > 0 && !l.contains("nonfinite") ? 1.0 : 0.0;
-}
-
-/// Adds the line's per-prompt visits, when it has them.
-void add_visits(const json& l, step_tally& t) {
-  auto v = l.find("visits");
-  if (v == l.end() || !v->is_object()) return;
-  const auto& n = (*v)["samples"];
-  const auto& k = (*v)["positives"];
-  for (size_t i = 0; n.is_array() && k.is_array() && i < n.size() && i < k.size(); ++i) {
-    const double samples = n[i].is_number() ? n[i].get<double>() : 0;
-    const double right = k[i].is_number() ? k[i].get<double>() : 0;
-    if (samples == 0) {
-      ++t.skipped_visits;
-      continue;
-    }
-    ++t.visits;
-    t.visit_samples += samples;
-    if (right == 0)
-      t.all_wrong_samples += samples;
-    else if (right >= samples)
-      t.all_right_samples += samples;
-    else
-      ++t.mixed_visits;
-  }
-}
-
-/// Adds the line's samples_by_pass_rate bins, when it has them.
-void add_pass_rate_bins(const json& l, step_tally& t) {
-  auto b = l.find("samples_by_pass_rate");
-  if (b == l.end() || !b->is_object()) return;
-  const auto& p = (*b)["prompts"];
-  const auto& n = (*b)["samples"];
-  for (size_t i = 0; p.is_array() && n.is_array() && i < p.size() && i < n.size() && i < rate_bins;
-       ++i) {
-    t.bin_prompts[i] += p[i].is_number_unsigned() ? p[i].get<uint64_t>() : 0;
-    t.bin_samples[i] += n[i].is_number_unsigned() ? n[i].get<uint64_t>() : 0;
-  }
 }
 
 step_tally tally_steps(const std::vector<json>& steps, const compare_settings& s) {
@@ -190,15 +137,6 @@ step_tally tally_steps(const std::vector<json>& steps, const compare_settings& s
     }
     rewards.push_back(number(l, "real_reward"));
     t.reward_at.push_back({v, cs, ct, el});
-    t.fallback_samples += never_exited_samples(l);
-    for (const char* key : diagnostic_keys)
-      if (auto x = l.find(key); x != l.end() && x->is_number()) {
-        auto& [sum, count] = t.diagnostics[key];
-        sum += x->get<double>();
-        ++count;
-      }
-    add_pass_rate_bins(l, t);
-    add_visits(l, t);
   }
   const auto smoothed = moving_average(rewards, s.smooth);
   for (size_t i = 0; i < smoothed.size(); ++i) t.reward_at[i].y = smoothed[i];
@@ -280,6 +218,10 @@ result<json> collect_run(const std::string& dir, const compare_settings& s) {
     return error{dir + "/eval.jsonl: no " + s.heldout_metric +
                  " accuracy (eval.greedy / eval.samples of the runs)"};
   step_tally t = tally_steps(*steps, s);
+  // What the run adds up to, as its report page has it (report/run_facts.hpp).
+  run_report_options facts_options;
+  facts_options.metric = s.heldout_metric;
+  const json facts = run_facts(*steps, *evals, facts_options);
   const bool greedy = s.heldout_metric == "greedy";
   json run;
   run["dir"] = dir;
@@ -299,7 +241,7 @@ result<json> collect_run(const std::string& dir, const compare_settings& s) {
   };
   add_readings(acc_at, last_number("policy_version"), s, run);
   const double total = last_number("cumulative_samples");
-  run["fallback_share"] = total > 0 ? t.fallback_samples / total : 0.0;
+  run["fallback_share"] = total > 0 ? facts["never_exited"]["samples"].get<double>() / total : 0.0;
   run["zero_gradient_share"] =
       t.zero_steps ? json(t.zero_sum / double(t.zero_steps)) : json(nullptr);
   run["seconds"] = last_number("elapsed");
@@ -312,24 +254,22 @@ result<json> collect_run(const std::string& dir, const compare_settings& s) {
   run["prompt_final"] = prompt_values(last, !greedy);
   run["prompt_base"] = prompt_values(evals->front(), number(evals->front(), "sampled", -1) >= 0);
   run["base_version"] = number(evals->front(), "version");
-  run["pass_rate_bins"] = {{"prompts", t.bin_prompts}, {"samples", t.bin_samples}};
-  run["cumulative_samples"] = total;
-  for (const char* key : diagnostic_keys) {
-    const auto it = t.diagnostics.find(key);
-    run[std::string("mean_") + key] =
-        it == t.diagnostics.end() || it->second.second == 0
-            ? json(nullptr)
-            : json(it->second.first / double(it->second.second));
+  json bins = json::object();  // as counts, as the step lines have them
+  for (const char* part : {"prompts", "samples"}) {
+    std::vector<uint64_t> counts;
+    for (const auto& n : facts["pass_rate_bins"][part]) counts.push_back(uint64_t(n.get<double>()));
+    bins[part] = std::move(counts);
   }
+  run["pass_rate_bins"] = std::move(bins);
+  run["cumulative_samples"] = total;
+  for (const auto& [key, mean] : facts["diagnostics"].items()) run["mean_" + key] = mean;
   run["steps_trained"] = steps->size();
   // What the visits spent: null when the run's lines do not record them.
-  const auto share = [](double part, double whole) {
-    return whole > 0 ? json(part / whole) : json(nullptr);
-  };
-  run["visit_mixed_share"] = share(double(t.mixed_visits), double(t.visits));
-  run["visit_skipped_share"] = share(double(t.skipped_visits), double(t.visits + t.skipped_visits));
-  run["samples_all_wrong_share"] = share(t.all_wrong_samples, t.visit_samples);
-  run["samples_all_right_share"] = share(t.all_right_samples, t.visit_samples);
+  const json& visits = facts["visits"];
+  run["visit_mixed_share"] = visits["mixed_share"];
+  run["visit_skipped_share"] = visits["skipped_share"];
+  run["samples_all_wrong_share"] = visits["all_wrong_samples_share"];
+  run["samples_all_right_share"] = visits["all_right_samples_share"];
   return run;
 }
 

@@ -41,11 +41,8 @@ struct hf_generator_config {
   std::vector<int32_t> end_ids;  ///< Drawing one ends a row (text_codec::end_ids()).
 };
 
-/// The learner: its settings (engines/learner_spec.hpp), its model and the padding id.
-struct hf_learner_config : learner_spec {
-  hf_policy_config policy;
-  int32_t pad_id = 0;          ///< Padding id of the learner's batches (text_codec::pad_id()).
-};
+/// The learner: its settings (engines/learner_spec.hpp, pad_id the codec's) and its model.
+using hf_learner_config = learner_config<hf_policy_config>;
 
 /// Builds a generation engine; a bad directory, config, device or max_len is an error
 /// naming it. Its snapshots' byte form is the transformer's (ADWS1, by HF name).

@@ -35,9 +35,7 @@ struct torch_generator_config {
 };
 
 /// The learner: its settings (engines/learner_spec.hpp) and its policy.
-struct torch_learner_config : learner_spec {
-  torch_policy_config policy;
-};
+using torch_learner_config = learner_config<torch_policy_config>;
 
 /// Builds a generation engine; a bad device, shape or checkpoint is an error.
 result<std::unique_ptr<generation_engine>> make_torch_generator(const torch_generator_config& c);

@@ -96,7 +96,47 @@ struct run_sums {
   size_t nonfinite_steps = 0, empty_steps = 0;
   /// The log-prob gap: sum of gap x tokens, the tokens, the largest step's gap.
   double gap_sum = 0, gap_tokens = 0, gap_max = 0;
+  /// Per line: its samples that scored 0 without a readable answer; nullopt when the
+  /// line lacks zero_reward_reasons (the tenths pool them).
+  std::vector<opt> format_failures;
+  /// Learner and pipeline diagnostics: per key of diagnostic_keys, the sum over the
+  /// lines that have it and their count.
+  std::map<std::string, std::pair<double, size_t>> diagnostics;
+  /// The per-prompt visits of the lines that record them (metrics.jsonl "visits"):
+  /// drawn and skipped visits, drawn visits whose pool was mixed (some right, some
+  /// wrong), and the samples of drawn visits that came back all wrong or all right.
+  double visits = 0, skipped_visits = 0, mixed_visits = 0;
+  double visit_samples = 0, all_wrong_samples = 0, all_right_samples = 0;
 };
+
+/// The per-step numbers kept with a run's results so that a difference can be explained
+/// from the record: their means over the lines that have them (`diagnostics`).
+constexpr const char* diagnostic_keys[] = {"grad_norm", "clip_fraction", "entropy", "lag_mean",
+                                           "updates"};
+
+/// Adds the line's per-prompt visits, when it has them: a visit of 0 samples was skipped.
+void add_visits(const json& line, run_sums& s) {
+  const auto v = line.find("visits");
+  if (v == line.end() || !v->is_object()) return;
+  const json& n = v->value("samples", json::array());
+  const json& k = v->value("positives", json::array());
+  for (size_t i = 0; n.is_array() && k.is_array() && i < n.size() && i < k.size(); ++i) {
+    const double samples = n[i].is_number() ? n[i].get<double>() : 0;
+    const double right = k[i].is_number() ? k[i].get<double>() : 0;
+    if (samples == 0) {
+      ++s.skipped_visits;
+      continue;
+    }
+    ++s.visits;
+    s.visit_samples += samples;
+    if (right == 0)
+      s.all_wrong_samples += samples;
+    else if (right >= samples)
+      s.all_right_samples += samples;
+    else
+      ++s.mixed_visits;
+  }
+}
 
 void add_bins(const json& line, run_sums& s) {
   const auto b = line.find("samples_by_pass_rate");
@@ -135,12 +175,25 @@ void add_counts(const json& line, run_sums& s) {
       const std::string k(v);
       s.exits[k] += num(*e, k.c_str());
     }
+  opt format;  // the line's format failures, when it has its reasons
   if (const auto z = line.find("zero_reward_reasons");
       z != line.end() && z->is_object()) {
     s.zero_recorded = true;
+    format = 0.0;
     for (const auto& [reason, count] : z->items())
-      if (count.is_number()) s.zero[reason] += count.get<double>();
+      if (count.is_number()) {
+        s.zero[reason] += count.get<double>();
+        if (is_format_failure(reason)) *format += count.get<double>();
+      }
   }
+  s.format_failures.push_back(format);
+  for (const char* key : diagnostic_keys)
+    if (const opt x = maybe(line, key)) {
+      auto& [sum, count] = s.diagnostics[key];
+      sum += *x;
+      ++count;
+    }
+  add_visits(line, s);
   add_bins(line, s);
   add_reliability(line, s);
   s.samples += num(line, "samples");
@@ -172,7 +225,7 @@ json step_row(const json& l, run_sums& s) {
   s.units += u.units;
   s.round_samples += u.samples;
   s.never_prompts += u.never_prompts;
-  s.never_samples += u.never_samples;
+  s.never_samples += never_exited_samples(l);
   s.round1_samples += u.round1_samples;
   add_counts(l, s);
   const bool seq = u.units > 0;
@@ -204,7 +257,8 @@ void add_sums(const run_sums& s, json& out) {
     by_rounds.push_back(share(double(r) * s.rounds[r], s.units));
   out["rounds_samples"] = by_rounds;
   out["never_exited"] = {{"prompts", s.never_prompts},
-                         {"samples_share", share(s.never_samples, s.round_samples)}};
+                         {"samples", s.never_samples},
+                         {"samples_share", share(s.never_samples, s.samples)}};
   out["round1"] = {{"prompts", s.rounds.size() > 1 ? s.rounds[1] : 0.0},
                    {"samples_share", share(s.round1_samples, s.round_samples)}};
   out["pass_rate_bins"] = {{"prompts", s.bin_prompts}, {"samples", s.bin_samples}};
@@ -216,6 +270,22 @@ void add_sums(const run_sums& s, json& out) {
                              {"observed", s.rel_observed[i] / s.rel_samples[i]},
                              {"samples", s.rel_samples[i]}});
   out["reliability"] = reliability;
+  const auto part = [](double p, double whole) {
+    return whole > 0 ? json(p / whole) : json(nullptr);
+  };
+  json diagnostics = json::object();
+  for (const char* key : diagnostic_keys) {
+    const auto it = s.diagnostics.find(key);
+    diagnostics[key] =
+        it == s.diagnostics.end() ? json(nullptr) : part(it->second.first, double(it->second.second));
+  }
+  out["diagnostics"] = std::move(diagnostics);
+  out["visits"] = {{"drawn", s.visits},
+                   {"skipped", s.skipped_visits},
+                   {"mixed_share", part(s.mixed_visits, s.visits)},
+                   {"skipped_share", part(s.skipped_visits, s.visits + s.skipped_visits)},
+                   {"all_wrong_samples_share", part(s.all_wrong_samples, s.visit_samples)},
+                   {"all_right_samples_share", part(s.all_right_samples, s.visit_samples)}};
   out["nonfinite_steps"] = s.nonfinite_steps;
   out["empty_steps"] = s.empty_steps;
   // Null when no step had a fresh sample to measure it on (docs/guides/engines.md).
@@ -240,8 +310,9 @@ void add_sums(const run_sums& s, json& out) {
 }
 
 /// Means over the first and the last tenth of the steps; `lines` are the step lines
-/// the rows came from (the entropy is not a row's).
-json tenths(const json& rows, const std::vector<json>& lines) {
+/// the rows came from (the entropy is not a row's), `s` their sums (each line's format
+/// failures).
+json tenths(const json& rows, const std::vector<json>& lines, const run_sums& s) {
   if (rows.empty()) return nullptr;
   const size_t n = rows.size(), w = std::max<size_t>(1, n / 10);
   const auto mean = [&](size_t from, const char* key) {
@@ -265,13 +336,10 @@ json tenths(const json& rows, const std::vector<json>& lines) {
       const json& l = lines.at(i);
       samples += num(l, "samples");
       tokens += num(l, "tokens");
-      const auto z = l.find("zero_reward_reasons");
-      if (z == l.end() || !z->is_object()) {
+      if (const opt f = s.format_failures.at(i))
+        format += *f;
+      else
         reasons = false;
-        continue;
-      }
-      for (const auto& [reason, n] : z->items())
-        if (n.is_number() && is_format_failure(reason)) format += n.get<double>();
     }
     const bool drew = samples > 0;
     return std::pair{to_json(reasons && drew ? opt(format / samples) : std::nullopt),
@@ -442,7 +510,7 @@ json run_facts(const std::vector<json>& steps, std::vector<json> evals,
       {"real_reward", o.target_reward >= 0 ? json(o.target_reward) : json(nullptr)}};
   out["smooth"] = std::max<uint32_t>(1, o.smooth);
   out["totals"] = totals(rows, sums);
-  out["tenths"] = tenths(rows, steps);
+  out["tenths"] = tenths(rows, steps, sums);
   out["steps"] = std::move(rows);
   out["reach"] = reach(out, o);
   add_sums(sums, out);

@@ -48,8 +48,17 @@ namespace adarl {
 ///   {reached: true, step, samples, seconds} of the first evaluation at the target (the
 ///   first step whose trailing mean real_reward over `smooth` steps is).
 /// - `exits` (totals per exit kind), `rounds` (summed histogram), `rounds_samples`
-///   (share of the samples per rounds count), `never_exited` and `round1`
-///   ({prompts, samples_share}), `pass_rate_bins` {prompts, samples} summed.
+///   (share of the samples per rounds count), `never_exited` ({prompts, samples (summed
+///   never_exited_samples of every line), samples_share (of all the lines' samples)}),
+///   `round1` ({prompts, samples_share}), `pass_rate_bins` {prompts, samples} summed.
+/// - `diagnostics`: {grad_norm, clip_fraction, entropy, lag_mean, updates}, each the
+///   mean over the lines that have it (null when none has).
+/// - `visits`: what the per-prompt visits spent (metrics.jsonl `visits`): {drawn,
+///   skipped (visits of 0 samples), mixed_share (drawn visits with a right and a wrong
+///   sample), skipped_share (of all visits), all_wrong_samples_share and
+///   all_right_samples_share (of the drawn visits' samples)}; shares null when no line
+///   records visits.
+/// compare.json's per-run sums (experiments/compare_results.hpp) are these.
 /// - `reliability[]`: the pass-rate prior's reliability curve over the run, one entry
 ///   per non-empty tenth of predicted p: {bin, predicted (mean prediction), observed
 ///   (success rate), samples}, from the step lines' `reliability`; empty without.

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "base/loopback_port.hpp"  // free_loopback_port: the port of a server to start
 #include "base/result.hpp"
 #include "engines/server/server_engine.hpp"
 
@@ -17,9 +18,6 @@ namespace adarl {
 /// ${ADARL_LLAMA_PREFIX:-$HOME/.cache/adarl/llama-server}/bin/llama-server (it may not
 /// exist).
 std::string installed_llama_server();
-
-/// A TCP port on 127.0.0.1 that was free a moment ago (a server to start takes it).
-int free_loopback_port();
 
 /// A server process that adarl owns: started with a version's weights, replaced by a
 /// restart with the next, stopped (SIGTERM, then SIGKILL after 10 s) when destroyed.

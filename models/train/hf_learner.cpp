@@ -36,15 +36,9 @@ class hf_checkpoints final : public learner_checkpoints {
   hf_source source_;  ///< Written back with every checkpoint.
 };
 
-learner_settings settings_of(const hf_learner_config& c) {
-  learner_settings s = learner_settings_of(c);
-  s.pad_id = c.pad_id;
-  return s;
-}
-
 // The join text of `c` built as `policy`: its config.json (by hash), length and pad id.
 std::string config_text_of(const hf_learner_config& c, const hf_policy& policy) {
-  return learner_config_lines(settings_of(c), c.policy.device,
+  return learner_config_lines(learner_settings_of(c), c.policy.device,
                               {{"model.config_hash", text_hash(policy.source.config_json)},
                                {"model.max_len", std::to_string(c.policy.max_len)},
                                {"learner.pad_id", std::to_string(c.pad_id)}});
@@ -55,7 +49,7 @@ std::string config_text_of(const hf_learner_config& c, const hf_policy& policy) 
 result<std::unique_ptr<policy_learner>> build_hf_learner(const hf_learner_config& c) {
   auto device = parse_device(c.policy.device);
   if (!device) return device.err();
-  auto settings = settings_of(c);
+  auto settings = learner_settings_of(c);
   if (auto p = learner_settings_problem(settings); !p.empty()) return error{p};
   try {
     at::set_num_threads(c.policy.threads);

@@ -47,17 +47,15 @@ class learner_checkpoints {
 /// What every learner is configured with, whatever the architecture.
 /// Its learner_spec (engines/learner_spec.hpp) and what the architecture adds.
 struct learner_settings : learner_spec {
-  int32_t pad_id = 0;        ///< Padding id of the learner's batches.
   int32_t threads = 1;       ///< Torch intra-op threads of the owning thread.
   /// What ranks compare when they join (sorted key=value lines: learner_config_lines).
   std::string config_text;
 };
 
-/// The settings of an architecture's learner config (torch_learner_config,
-/// hf_learner_config): its learner_spec and its policy's threads; the pad id and the
-/// join text are the architecture's.
-template <typename Config>
-learner_settings learner_settings_of(const Config& c) {
+/// The settings of a learner config (engines/learner_spec.hpp): its learner_spec and its
+/// policy's threads; the join text is the architecture's.
+template <typename Policy>
+learner_settings learner_settings_of(const learner_config<Policy>& c) {
   learner_settings s;
   static_cast<learner_spec&>(s) = static_cast<const learner_spec&>(c);
   s.threads = c.policy.threads;

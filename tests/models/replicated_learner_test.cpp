@@ -3,8 +3,6 @@
 // transformer and for an HF model (the same learner serves both).
 #include <gtest/gtest.h>
 
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -15,6 +13,7 @@
 #include <random>
 #include <thread>
 
+#include "base/loopback_port.hpp"
 #include "models/train/replica_group.hpp"
 #include "models/weights/snapshot.hpp"
 #include "models/hf_engines.hpp"
@@ -25,19 +24,6 @@
 
 namespace adarl {
 namespace {
-
-// A port nobody listens on right now (the kernel's choice; released at once).
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t n = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &n);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
 
 torch_learner_config tiny(uint32_t replicas, uint32_t rank, int port) {
   torch_learner_config l;
@@ -163,7 +149,7 @@ TEST(ReplicatedLearnerTest, TwoRanksMatchOneLearnerAndStayBitIdentical) {
   ASSERT_TRUE(one.ok()) << one.err().message;
   const auto one_stats = train_steps(**one, steps, batch_of);
   ASSERT_EQ(one_stats.size(), size_t(steps));
-  const int port = free_port();
+  const int port = free_loopback_port();
   std::vector<weights_ptr> rank1_steps;
   auto rank1 = std::async(std::launch::async, [&] {
     return serve_learner_replica(tiny(2, 1, port), nullptr,
@@ -232,7 +218,7 @@ TEST(ReplicatedLearnerTest, TwoRanksOfAnHfModelMatchOneLearner) {
   ASSERT_TRUE(one.ok()) << one.err().message;
   const auto one_stats = train_steps(**one, steps, hf_batch_of);
   ASSERT_EQ(one_stats.size(), size_t(steps));
-  const int port = free_port();
+  const int port = free_loopback_port();
   // Rank 1 builds the architecture from config.json alone: the weights come from rank 0.
   std::vector<weights_ptr> rank1_steps;
   auto rank1 = std::async(std::launch::async, [&] {
@@ -262,7 +248,7 @@ TEST(ReplicatedLearnerTest, RestoreHandsTheCheckpointToEveryRank) {
   const std::string dir = testing::TempDir() + "/replicas-ckpt";
   ASSERT_TRUE((*one)->save(dir).ok());
   ASSERT_TRUE((*one)->train(batch_of(2)).ok());
-  const int port = free_port();
+  const int port = free_loopback_port();
   weights_ptr last;
   auto rank1 = std::async(std::launch::async, [&] {
     return serve_learner_replica(tiny(2, 1, port), nullptr,
@@ -295,7 +281,7 @@ std::pair<std::string, std::string> refusal(const torch_learner_config& zero_con
 }
 
 TEST(ReplicatedLearnerTest, ARankWithAnotherConfigIsRefusedNamingTheKey) {
-  const int port = free_port();
+  const int port = free_loopback_port();
   auto other = tiny(2, 1, port);
   other.optimizer.lr = 2e-3;
   const auto [zero, one] = refusal(tiny(2, 0, port), other);
@@ -306,7 +292,7 @@ TEST(ReplicatedLearnerTest, ARankWithAnotherConfigIsRefusedNamingTheKey) {
 }
 
 TEST(ReplicatedLearnerTest, ARankOfAnotherWorldSizeIsRefused) {
-  const int port = free_port();
+  const int port = free_loopback_port();
   const auto [zero, one] = refusal(tiny(2, 0, port), tiny(3, 1, port));
   EXPECT_NE(zero.find("learner rank 1 was started for 3 replicas, this run has learner.replicas 2"),
             std::string::npos) << zero;
@@ -321,14 +307,14 @@ TEST(ReplicatedLearnerTest, BadStoreAddressesAndMissingRanksAreRefused) {
   ASSERT_FALSE(e.ok());
   EXPECT_NE(e.err().message.find("learner.store: expected HOST:PORT"), std::string::npos);
   // Nobody hosts the store: rank 1 says it cannot reach it.
-  auto lonely = tiny(2, 1, free_port());
+  auto lonely = tiny(2, 1, free_loopback_port());
   lonely.replicas.join_timeout = 0.5;
   auto r = serve_learner_replica(lonely, nullptr);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.err().message.find("cannot reach rank 0's store"), std::string::npos)
       << r.err().message;
   // Rank 0 alone: rank 1 never joins.
-  auto alone = tiny(2, 0, free_port());
+  auto alone = tiny(2, 0, free_loopback_port());
   alone.replicas.join_timeout = 0.3;
   auto z = make_torch_learner(alone);
   ASSERT_FALSE(z.ok());
@@ -340,7 +326,7 @@ TEST(ReplicatedLearnerTest, BadStoreAddressesAndMissingRanksAreRefused) {
 }
 
 TEST(ReplicatedLearnerTest, RankZeroSaysWhomItWaitsForAndAStopEndsTheWaitAtOnce) {
-  auto alone = tiny(2, 0, free_port());
+  auto alone = tiny(2, 0, free_loopback_port());
   alone.replicas.join_timeout = 60;
   std::atomic<bool> stop{false};
   std::mutex mu;
@@ -373,7 +359,7 @@ TEST(ReplicatedLearnerTest, RankZeroSaysWhomItWaitsForAndAStopEndsTheWaitAtOnce)
 }
 
 TEST(ReplicatedLearnerTest, ARankWaitingForRankZerosStoreStopsWhenAsked) {
-  auto lonely = tiny(2, 1, free_port());  // nobody hosts the store
+  auto lonely = tiny(2, 1, free_loopback_port());  // nobody hosts the store
   lonely.replicas.join_timeout = 60;
   std::atomic<bool> stop{false};
   std::thread stopper([&] {
@@ -397,7 +383,7 @@ TEST(ReplicatedLearnerTest, ARankWaitingForRankZerosStoreStopsWhenAsked) {
 TEST(ReplicatedLearnerTest, ARankThatStopsTakingPartIsNamed) {
   // Rank 1 joins but never takes a command: rank 0's first collective (handing over its
   // state) times out, and the error names rank 1.
-  const int port = free_port();
+  const int port = free_loopback_port();
   auto zero_config = tiny(2, 0, port);
   zero_config.replicas.collective_timeout = 0.5;
   auto mute = std::async(std::launch::async, [&] {

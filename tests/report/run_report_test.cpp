@@ -199,6 +199,37 @@ TEST(RunReportTest, FactsPoolTheTenthsFormatFailuresAndCompletionLengths) {
   EXPECT_TRUE(f["tenths"]["tokens_per_sample_last"].is_null());
 }
 
+// The sums compare.json takes from the facts: the diagnostics' means over the lines that
+// have them, what the visits spent, the samples on prompts that never exited.
+TEST(RunReportTest, FactsAverageTheDiagnosticsAndAddUpTheVisits) {
+  std::vector<json> lines;
+  for (int k = 0; k < 4; ++k)
+    lines.push_back({{"step", k}, {"samples", 12}, {"real_reward", 0.5}, {"updates", 4}});
+  lines[1]["grad_norm"] = 2.0;
+  lines[3]["grad_norm"] = 4.0;  // two lines have it: their mean, not over four
+  auto f = run_facts(lines, {}, {});
+  EXPECT_DOUBLE_EQ(f["diagnostics"]["grad_norm"].get<double>(), 3.0);
+  EXPECT_DOUBLE_EQ(f["diagnostics"]["updates"].get<double>(), 4.0);
+  EXPECT_TRUE(f["diagnostics"]["clip_fraction"].is_null());
+  EXPECT_TRUE(f["visits"]["mixed_share"].is_null());  // no line records visits
+  EXPECT_TRUE(f["visits"]["skipped_share"].is_null());
+  // Visits (samples, positives): one skipped, one all wrong, one mixed, one all right.
+  lines[0]["visits"] = {{"samples", {0, 4, 4}}, {"positives", {0, 0, 2}}};
+  lines[2]["visits"] = {{"samples", {4}}, {"positives", {4}}};
+  // Fallback exits on a step without a rounds histogram: count x samples_per_prompt_max.
+  lines[2]["exits"] = {{"fallback_missing_positives", 2}};
+  lines[2]["samples_per_prompt_max"] = 3;
+  f = run_facts(lines, {}, {});
+  EXPECT_EQ(f["visits"]["drawn"], 3.0);
+  EXPECT_EQ(f["visits"]["skipped"], 1.0);
+  EXPECT_DOUBLE_EQ(f["visits"]["mixed_share"].get<double>(), 1.0 / 3);
+  EXPECT_DOUBLE_EQ(f["visits"]["skipped_share"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(f["visits"]["all_wrong_samples_share"].get<double>(), 4.0 / 12);
+  EXPECT_DOUBLE_EQ(f["visits"]["all_right_samples_share"].get<double>(), 4.0 / 12);
+  EXPECT_DOUBLE_EQ(f["never_exited"]["samples"].get<double>(), 6.0);
+  EXPECT_DOUBLE_EQ(f["never_exited"]["samples_share"].get<double>(), 6.0 / 48);
+}
+
 TEST(RunReportTest, FactsWeighTheLogprobGapByItsTokensAndSkipUnmeasuredSteps) {
   std::vector<json> lines;
   for (int k = 0; k < 3; ++k) lines.push_back({{"step", k}, {"samples", 8}, {"real_reward", 0.5}});
