@@ -41,7 +41,10 @@ void step_summary::add(const finished_group& g) {
   if (!g.trainable()) return;
   ++trainable;
   kept_samples += g.kept.size();
-  if (g.zero_gradient()) ++zero_gradient;
+  if (g.zero_gradient())
+    ++zero_gradient;
+  else
+    signal_samples += g.samples_used;
 }
 
 void calibration_sums::add(double p, uint32_t n, uint32_t k) {

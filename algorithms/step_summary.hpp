@@ -48,6 +48,10 @@ struct step_summary {
   uint64_t samples = 0;            ///< Samples drawn (whole pools).
   uint64_t tokens = 0;             ///< Generated tokens (whole pools).
   uint64_t kept_samples = 0;       ///< Samples the learner trains on.
+  /// Samples drawn by the trainable groups whose advantages are not all equal: the part
+  /// of the step's samples that bought a learning signal (signal per sample = this over
+  /// samples).
+  uint64_t signal_samples = 0;
   uint32_t max_samples = 0;        ///< Largest pool of one prompt.
   exact_sum first_round_sum;       ///< Sum of first-round mean rewards (real_reward).
   std::array<uint32_t, exit_kinds> exits{};         ///< Count per exit_kind.

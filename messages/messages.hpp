@@ -84,6 +84,7 @@ struct step_report {
   uint64_t results = 0;             ///< Results received, duplicates included.
   uint64_t result_tokens = 0;       ///< Tokens of all results received (compute spent).
   uint64_t kept_samples = 0;
+  uint64_t signal_samples = 0;      ///< Samples of groups with unequal advantages.
   uint32_t max_samples = 0;         ///< Largest pool of one prompt.
   double real_reward = 0;           ///< Mean first-round reward.
   std::vector<uint32_t> exits;      ///< Count per exit_kind.
@@ -134,6 +135,7 @@ inline constexpr auto step_report_fields = std::make_tuple(
     named("results", &step_report::results, field_required | field_line),
     named("result_tokens", &step_report::result_tokens, field_required),
     named("kept_samples", &step_report::kept_samples, field_required | field_line),
+    named("signal_samples", &step_report::signal_samples, field_line),
     named("max_samples", &step_report::max_samples, field_required),
     named("real_reward", &step_report::real_reward, field_required | field_line),
     named("exits", &step_report::exits, field_required),
@@ -178,6 +180,7 @@ inline constexpr auto step_report_sources = std::make_tuple(
     sourced(&step_report::samples, &step_summary::samples),
     sourced(&step_report::tokens, &step_summary::tokens),
     sourced(&step_report::kept_samples, &step_summary::kept_samples),
+    sourced(&step_report::signal_samples, &step_summary::signal_samples),
     sourced(&step_report::max_samples, &step_summary::max_samples),
     sourced(&step_report::real_reward, &step_summary::real_reward),
     sourced(&step_report::exits, &step_summary::exits),

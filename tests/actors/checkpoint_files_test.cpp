@@ -236,6 +236,7 @@ TEST(CheckpointFilesTest, AStepReportIsFilledFromItsSummaryThroughTheSourceList)
   s.samples = 96;
   s.tokens = 960;
   s.kept_samples = 80;
+  s.signal_samples = 56;
   s.max_samples = 16;
   s.first_round_sum.add(6.0);  // real_reward 0.5
   s.exits[1] = 4;
@@ -255,6 +256,7 @@ TEST(CheckpointFilesTest, AStepReportIsFilledFromItsSummaryThroughTheSourceList)
   EXPECT_EQ(r.samples, 96u);
   EXPECT_EQ(r.tokens, 960u);
   EXPECT_EQ(r.kept_samples, 80u);
+  EXPECT_EQ(r.signal_samples, 56u);
   EXPECT_EQ(r.max_samples, 16u);
   EXPECT_EQ(r.real_reward, 0.5);
   ASSERT_EQ(r.exits.size(), s.exits.size());

@@ -101,6 +101,7 @@ TEST(MetricsSinkTest, TheLineShowsEveryLineFieldOfTheListsByName) {
   r.sampling.samples = 77;
   r.sampling.reissued = 5;
   r.sampling.rounds = {0, 2, 1};
+  r.sampling.signal_samples = 33;
   r.grad_norm = 1.25;
   r.updates = 4;
   r.logprob_gap = 0.125;
@@ -121,8 +122,9 @@ TEST(MetricsSinkTest, TheLineShowsEveryLineFieldOfTheListsByName) {
       EXPECT_EQ(j[f.name], nlohmann::json(r.*(f.member))) << f.name;
     }
   });
-  EXPECT_EQ(shown, 24u);
+  EXPECT_EQ(shown, 25u);
   EXPECT_EQ(j["samples"], 77);
+  EXPECT_EQ(j["signal_samples"], 33);
   EXPECT_EQ(j["updates"], 4);
   EXPECT_EQ(j["logprob_gap"], 0.125);
   EXPECT_EQ(j["logprob_gap_tokens"], 40);

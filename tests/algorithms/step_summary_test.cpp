@@ -36,6 +36,7 @@ TEST(StepSummaryTest, CountsGroupsSamplesAndTokens) {
   EXPECT_EQ(s.samples, 56u);
   EXPECT_EQ(s.tokens, 5600u);
   EXPECT_EQ(s.kept_samples, 12u);
+  EXPECT_EQ(s.signal_samples, 24u);  // the two groups with unequal advantages drew 16 + 8
   EXPECT_EQ(s.max_samples, 32u);
   EXPECT_DOUBLE_EQ(s.mean_samples_per_prompt(), 56.0 / 3);
   EXPECT_DOUBLE_EQ(s.real_reward(), 0.375 / 3);
