@@ -594,6 +594,8 @@ TEST(CompareConfigTest, TheCommittedEqualComputeResultsComeFromTheirConfigs) {
                            "docs/results/equal-compute-reasoning.json");
   expect_results_of_config("equal-compute-general-posthoc.yaml",
                            "docs/results/equal-compute-general-posthoc.json");
+  expect_results_of_config("equal-compute-math-posthoc.yaml",
+                           "docs/results/equal-compute-math-posthoc.json");
 }
 
 // How soon each run reaches the baseline's held-out accuracy at the step cap, seed by
